@@ -38,7 +38,8 @@ class Server:
         self.make_backend = make_backend
         self.exit_fn = exit_fn
         self.backend = None
-        self.shutdown_requested = False
+        self.shutdown_requested = False  # set by the worker when it answers shutdown
+        self.shutdown_received = False  # set by the reader when a shutdown request arrives
         self.queue: "queue.Queue[Optional[Dict[str, Any]]]" = queue.Queue()
         self.cancelled = set()
         self.lock = threading.Lock()
@@ -70,7 +71,7 @@ class Server:
                 return self._stop(1)
             if raw is None:
                 log.info("input closed")
-                return self._stop(0 if self.shutdown_requested else 1)
+                return self._stop(0 if self.shutdown_received else 1)
             try:
                 msg = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, ValueError) as e:
@@ -89,16 +90,24 @@ class Server:
                     with self.lock:
                         self.cancelled.add(json.dumps(params.get("id")))
                 elif method == "exit":
-                    return self._stop(0 if self.shutdown_requested else 1)
+                    return self._stop(0 if self.shutdown_received else 1)
                 continue  # other notifications are ignored
             rid = msg["id"]
             if not (isinstance(rid, (str, int)) and not isinstance(rid, bool)):
                 self._error(None, RpcError(INVALID_REQUEST, "request id must be a string or an integer"))
                 continue
+            if method == "shutdown":
+                self.shutdown_received = True
             self.queue.put(msg)
 
     def _stop(self, code: int) -> int:
+        """Cancel whatever is still queued or running, let the worker answer it, then exit."""
+        with self.lock:
+            for m in list(self.queue.queue):
+                if m is not None and m.get("method") != "shutdown":
+                    self.cancelled.add(json.dumps(m["id"]))
         self.queue.put(None)
+        self.worker.join(timeout=10)
         self.exit_fn(code)
         return code
 
