@@ -30,6 +30,7 @@ APT_PACKAGES=(
   ripgrep                      # replaces @vscode/ripgrep's download (no GitHub access)
   libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev  # code-server native modules
   build-essential python3 pkg-config                       # node-gyp
+  python3-torch                # PyTorch (CPU) for the Python PRM scorer's tests (scorers/python)
 )
 
 log() { printf '[setup-test-env] %s\n' "$*" >&2; }
