@@ -170,7 +170,15 @@ class Engine:
 
         ``check_cancel`` raises Cancelled between batches; ``on_done(finished_results, steps_done)``
         is called after every batch. Raises RpcError -32011/-32012 as described above."""
-        encs = self.encode(rollouts)
+        return self.score_encoded(self.encode(rollouts), check_cancel, on_done)
+
+    def score_encoded(
+        self,
+        encs: List[Encoded],
+        check_cancel: Callable[[], None] = lambda: None,
+        on_done: Optional[Callable[[List[Dict[str, Any]], int], None]] = None,
+    ) -> List[Dict[str, Any]]:
+        """``score`` for already tokenised rollouts (the benchmark builds token ids directly)."""
         values: List[Optional[List[float]]] = [None] * len(encs)
         to_run = [i for i, e in enumerate(encs) if e.positions]
         for i, e in enumerate(encs):
