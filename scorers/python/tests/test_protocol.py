@@ -24,6 +24,7 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual(init["protocolVersion"], 1)
         self.assertEqual(init["scoreRange"], [0, 1])
         self.assertEqual(init["device"], "cpu")
+        self.assertEqual((init["maxBatchRollouts"], init["maxBatchSteps"]), (64, 12800))
         self.assertTrue(init["capabilities"]["progress"] and init["capabilities"]["cancel"])
         self.assertEqual(p.initialize()["error"]["code"], -32600)
         rs = [rollout("a", 3, context_every=1), rollout("b", 1)]
@@ -119,6 +120,17 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual(err["code"], -32012)
         self.assertEqual(err["data"]["rolloutId"], "long")
         self.assertEqual(err["data"]["limit"], 50)
+
+    def test_request_limits_are_announced_and_enforced(self):
+        self.p = p = ScorerProcess("--backend", "toy")
+        init = p.initialize({"maxRequestRollouts": 2, "maxRequestSteps": 5})["result"]
+        self.assertEqual((init["maxBatchRollouts"], init["maxBatchSteps"]), (2, 5))
+        err = p.request("score", {"rollouts": [rollout(f"r{k}", 1) for k in range(3)]})["error"]
+        self.assertEqual(err["code"], -32602)
+        self.assertIn("maxBatchRollouts", err["data"]["issues"][0]["message"])
+        err = p.request("score", {"rollouts": [rollout("r", 6)]})["error"]
+        self.assertIn("maxBatchSteps", err["data"]["issues"][0]["message"])
+        self.assertIn("result", p.request("score", {"rollouts": [rollout("a", 2), rollout("b", 3)]}))
 
     def test_oom_error_code(self):
         self.p = p = ScorerProcess("--backend", "toy")

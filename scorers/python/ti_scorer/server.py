@@ -21,9 +21,9 @@ from .protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_N
 
 log = logging.getLogger("ti_scorer.server")
 
-# Most rollouts / steps one score request may carry (reported in initialize).
-MAX_REQUEST_ROLLOUTS = 256
-MAX_REQUEST_STEPS = 100_000
+# Most rollouts / steps one score request may carry, unless the backend says (initialize reports them).
+MAX_REQUEST_ROLLOUTS = 64
+MAX_REQUEST_STEPS = 12_800
 
 
 class Server:
@@ -172,14 +172,16 @@ class Server:
         backend = self.make_backend(params.get("options") or {})
         info = backend.info()
         self.backend = backend
+        self.max_rollouts = int(info.get("maxRequestRollouts") or MAX_REQUEST_ROLLOUTS)
+        self.max_steps = int(info.get("maxRequestSteps") or MAX_REQUEST_STEPS)
         return {
             "protocolVersion": PROTOCOL_VERSION,
             "scorer": {"name": f"{SCORER_NAME}/{info['backend']}", "version": __version__},
             "model": info["model"],
             "device": info["device"],
             "scoreRange": [0, 1],
-            "maxBatchRollouts": MAX_REQUEST_ROLLOUTS,
-            "maxBatchSteps": MAX_REQUEST_STEPS,
+            "maxBatchRollouts": self.max_rollouts,
+            "maxBatchSteps": self.max_steps,
             "capabilities": {"progress": True, "cancel": True,
                              "explanations": bool(info.get("explanations")), "labels": bool(info.get("labels"))},
         }
@@ -189,10 +191,10 @@ class Server:
         if not issues:
             rollouts = params["rollouts"]
             nsteps = sum(len(r["steps"]) for r in rollouts)
-            if len(rollouts) > MAX_REQUEST_ROLLOUTS:
-                issues.append({"path": "rollouts", "message": f"{len(rollouts)} rollouts; at most {MAX_REQUEST_ROLLOUTS} per request"})
-            if nsteps > MAX_REQUEST_STEPS:
-                issues.append({"path": "rollouts", "message": f"{nsteps} steps; at most {MAX_REQUEST_STEPS} per request"})
+            if len(rollouts) > self.max_rollouts:
+                issues.append({"path": "rollouts", "message": f"{len(rollouts)} rollouts; at most {self.max_rollouts} per request (maxBatchRollouts)"})
+            if nsteps > self.max_steps:
+                issues.append({"path": "rollouts", "message": f"{nsteps} steps; at most {self.max_steps} per request (maxBatchSteps)"})
         if issues:
             raise RpcError(INVALID_PARAMS, f"invalid score params: {issues[0]['path']}: {issues[0]['message']}", {"issues": issues})
         token = params.get("partialResultToken")

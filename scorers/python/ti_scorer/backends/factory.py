@@ -41,7 +41,13 @@ OPTIONS: Dict[str, tuple] = {
     "seed": (int, 0, "toy: weight seed"),
     "delayMs": ((int, float), 0, "toy: simulated compute time per forward (to try cancel/progress)"),
     "oomAboveTokens": (int, None, "toy: simulate CUDA OOM above this many padded tokens per batch"),
+    "maxRequestRollouts": (int, None, "rollouts per score request announced as maxBatchRollouts (toy 64, hf/vllm 32, judge 8)"),
+    "maxRequestSteps": (int, None, "steps per score request announced as maxBatchSteps (toy 12800, hf/vllm 4096, judge 256)"),
 }
+
+# Default request limits per backend: (maxBatchRollouts, maxBatchSteps). Sized so that one request
+# stays well inside the extension's per-request timeout on a GPU (hf/vllm) or with per-step judge calls.
+REQUEST_LIMITS = {"toy": (64, 12800), "hf": (32, 4096), "vllm": (32, 4096), "judge": (8, 256)}
 
 
 def merge_options(cli: Dict[str, Any], init: Dict[str, Any]) -> Dict[str, Any]:
@@ -68,16 +74,22 @@ def merge_options(cli: Dict[str, Any], init: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
+def request_limits(name: str, o: Dict[str, Any]) -> Dict[str, int]:
+    r, s = REQUEST_LIMITS[name]
+    return {"maxRequestRollouts": o.get("maxRequestRollouts") or r, "maxRequestSteps": o.get("maxRequestSteps") or s}
+
+
 class EngineBackend:
     """hf/toy: a TokenModel behind the batching Engine."""
 
-    def __init__(self, name: str, engine: Engine):
+    def __init__(self, name: str, engine: Engine, limits: Dict[str, int]):
         self.name = name
         self.engine = engine
+        self.limits = limits
 
     def info(self) -> Dict[str, Any]:
         m = self.engine.model
-        return {"backend": self.name, "model": m.model_id, "device": str(m.device), "explanations": False, "labels": False}
+        return {"backend": self.name, "model": m.model_id, "device": str(m.device), "explanations": False, "labels": False, **self.limits}
 
     def score(self, rollouts, check_cancel, on_done):
         return self.engine.score(rollouts, check_cancel, on_done)
@@ -86,14 +98,15 @@ class EngineBackend:
 class HttpBackend:
     """vllm/judge: an HTTP client backend."""
 
-    def __init__(self, name: str, impl: Any, explanations: bool):
+    def __init__(self, name: str, impl: Any, explanations: bool, limits: Dict[str, int]):
         self.name = name
         self.impl = impl
         self.explanations = explanations
+        self.limits = limits
 
     def info(self) -> Dict[str, Any]:
         return {"backend": self.name, "model": self.impl.model, "device": self.impl.url,
-                "explanations": self.explanations, "labels": self.explanations}
+                "explanations": self.explanations, "labels": self.explanations, **self.limits}
 
     def score(self, rollouts, check_cancel, on_done):
         return self.impl.score(rollouts, check_cancel, on_done)
@@ -116,17 +129,17 @@ def make_backend(cli: Dict[str, Any], init_options: Dict[str, Any]):
             raise model_load_failed("toy", str(e)) from None
         model = ToyTokenModel(seed=o["seed"], max_length=o.get("maxLength") or (1 << 20), device=device,
                               delay_ms=o["delayMs"], oom_above_tokens=o.get("oomAboveTokens"))
-        return EngineBackend("toy", Engine(model, render, o["batchRollouts"], o["batchTokens"]))
+        return EngineBackend("toy", Engine(model, render, o["batchRollouts"], o["batchTokens"]), request_limits("toy", o))
     if name == "hf":
         from .hf import load
         model = load(o)
-        return EngineBackend("hf", Engine(model, render, o["batchRollouts"], o["batchTokens"]))
+        return EngineBackend("hf", Engine(model, render, o["batchRollouts"], o["batchTokens"]), request_limits("hf", o))
     if name == "vllm":
         from .vllm_http import VllmPoolingBackend
         impl = VllmPoolingBackend(o)
         impl.probe()
-        return HttpBackend("vllm", impl, explanations=False)
+        return HttpBackend("vllm", impl, explanations=False, limits=request_limits("vllm", o))
     from .judge import JudgeBackend
     impl = JudgeBackend(o)
     impl.probe()
-    return HttpBackend("judge", impl, explanations=True)
+    return HttpBackend("judge", impl, explanations=True, limits=request_limits("judge", o))
