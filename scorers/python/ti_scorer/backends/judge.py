@@ -117,7 +117,9 @@ class JudgeBackend:
         """Protocol results with label good/bad and an explanation per judged step."""
         out = []
         steps_done = 0
-        with concurrent.futures.ThreadPoolExecutor(self.concurrency) as pool:
+        # Not a `with` block: on cancel, do not wait for requests in flight (up to timeoutS each).
+        pool = concurrent.futures.ThreadPoolExecutor(self.concurrency)
+        try:
             for r in rollouts:
                 check_cancel()
                 rendered = render_rollout(r, self.render)
@@ -145,4 +147,6 @@ class JudgeBackend:
                 steps_done += len(rendered.parts)
                 if on_done:
                     on_done([res], steps_done)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
         return out
