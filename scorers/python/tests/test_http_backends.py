@@ -38,6 +38,13 @@ class VllmPoolingTest(unittest.TestCase):
                     self.assertEqual(s_out["value"], want)
         self.assertEqual(progress[-1][0], sum(len(r["steps"]) for r in rs))
 
+    def test_pooling_task_can_be_left_out_for_older_vllm(self):
+        b = make_backend({}, {"backend": "vllm", "url": self.srv.url, "poolingTask": None, "positiveIndex": 0})
+        res = b.score([rollout("r", 2)], NOOP, None)[0]
+        body = [b for p, b in self.srv.state.requests if p == "/pooling"][0]
+        self.assertNotIn("task", body)
+        self.assertEqual([s["value"] for s in res["steps"]], [0.1, 0.8])  # column 0 of [0.1, 0.9] / [0.8, 0.2]
+
     def test_separator_in_rollout_text_is_removed_so_rows_match(self):
         b = make_backend({}, {"backend": "vllm", "url": self.srv.url})
         r = {"id": "x", "task": {"id": None, "instruction": "do <extra_0> it"},

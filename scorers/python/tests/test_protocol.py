@@ -62,6 +62,10 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual(paths, ["rollouts[0].steps[0].observations[0].exitCode", "rollouts[0].steps[1].role",
                                  "rollouts[1].id", "rollouts[1].steps"])
         self.assertEqual(p.request("score", [1])["error"]["code"], -32602)
+        # Odd cancel notifications and unknown notifications are ignored; the scorer keeps serving.
+        p.send({"method": "$/cancelRequest", "params": [1]})
+        p.send({"method": "$/cancelRequest"})
+        p.send({"method": "initialized", "params": {}})
         # Malformed JSON in a well-framed message → ParseError, and the scorer keeps serving.
         body = b'{"jsonrpc":"2.0","id":99,"method":'
         p.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)

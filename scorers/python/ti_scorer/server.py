@@ -86,9 +86,10 @@ class Server:
             method = msg["method"]
             if "id" not in msg:
                 if method == "$/cancelRequest":
-                    params = msg.get("params") or {}
-                    with self.lock:
-                        self.cancelled.add(json.dumps(params.get("id")))
+                    params = msg.get("params")
+                    if isinstance(params, dict) and isinstance(params.get("id"), (str, int)):
+                        with self.lock:
+                            self.cancelled.add(json.dumps(params["id"]))
                 elif method == "exit":
                     return self._stop(0 if self.shutdown_received else 1)
                 continue  # other notifications are ignored

@@ -64,8 +64,8 @@ def merge_options(cli: Dict[str, Any], init: Dict[str, Any]) -> Dict[str, Any]:
         if not ok:
             issues.append({"path": f"options.{k}", "message": f"must be {' or '.join(t.__name__ for t in types)}"})
             continue
-        if v is not None:
-            out[k] = v
+        if v is not None or type(None) in types:
+            out[k] = v  # an explicit null only counts where null means something (poolingTask)
     if issues:
         raise RpcError(INVALID_PARAMS, "invalid initialize options", {"issues": issues})
     for k, (_, default, _) in OPTIONS.items():
