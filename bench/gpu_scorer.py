@@ -14,6 +14,7 @@ the scorer's own Engine (the code the scorer runs). Per-prefix = one forward per
 """
 
 import argparse
+import contextlib
 import datetime
 import os
 import platform
@@ -100,20 +101,17 @@ def build_model(args, device):
     vocab = 151936 if size != "tiny" else 1024
     dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
     t0 = time.perf_counter()
-    old = torch.get_default_dtype()
-    torch.set_default_dtype(dtype)
-    try:
-        with torch.device(device):
-            try:
-                cfg = Qwen2Config(vocab_size=vocab, max_position_embeddings=32768, num_labels=2, **SIZES[size])
-                model = AutoModelForTokenClassification.from_config(cfg)
-            except ValueError:  # a transformers without Qwen2ForTokenClassification
-                from transformers import LlamaConfig
-                cfg = LlamaConfig(vocab_size=vocab, max_position_embeddings=32768, num_labels=2, **SIZES[size])
-                model = AutoModelForTokenClassification.from_config(cfg)
-    finally:
-        torch.set_default_dtype(old)
-    model.eval()
+    # Built directly on the device in its dtype (a 7B random init on the CPU would take minutes).
+    ctx = device if hasattr(device, "__enter__") else contextlib.nullcontext()  # torch < 2.0: no device context
+    with ctx:
+        try:
+            cfg = Qwen2Config(vocab_size=vocab, max_position_embeddings=32768, num_labels=2, **SIZES[size])
+            model = AutoModelForTokenClassification.from_config(cfg, torch_dtype=dtype)
+        except ValueError:  # a transformers without Qwen2ForTokenClassification
+            from transformers import LlamaConfig
+            cfg = LlamaConfig(vocab_size=vocab, max_position_embeddings=32768, num_labels=2, **SIZES[size])
+            model = AutoModelForTokenClassification.from_config(cfg, torch_dtype=dtype)
+    model.to(device=device, dtype=dtype).eval()
     n = sum(p.numel() for p in model.parameters())
     desc = (f"{type(model).__name__} from {type(cfg).__name__} ({size}: {n / 1e9:.2f} B params, random weights), "
             f"{dtype} on {device}, transformers {transformers.__version__}, built in {time.perf_counter() - t0:.1f} s")
