@@ -26,6 +26,8 @@ if command -v tmux >/dev/null; then copy_with_libs "$(command -v tmux)" /usr/bin
 for t in /lib/terminfo /usr/share/terminfo /usr/lib/locale/C.utf8; do
   if [[ -d "$t" ]]; then mkdir -p "$ROOT$t"; cp -a "$t/." "$ROOT$t/"; fi
 done
+# /ro: owned by nobody, not writable; root cannot write there without CAP_DAC_OVERRIDE (dropped).
+mkdir -p "$ROOT/ro" && chmod 555 "$ROOT/ro" && chown 65534:65534 "$ROOT/ro"
 printf 'root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' > "$ROOT/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$ROOT/etc/group"
 tar -C "$ROOT" -c . | docker import --change "LABEL $LABEL" --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' --change 'ENV LANG=C.UTF-8' --change 'CMD ["/bin/sh"]' - "$TAG" >/dev/null
