@@ -2,9 +2,9 @@
 # Builds a small replay test image offline, in about a second: a busybox rootfs plus the host's
 # bash and tmux with the shared libraries they load (ldd) and the terminfo entries tmux needs,
 # imported with `docker import` and labelled so the tests' cleanup can find it.
-# Usage: image.sh NAME:TAG LABEL=VALUE
+# Usage: image.sh NAME:TAG LABEL=VALUE [WORKDIR]
 set -euo pipefail
-TAG="$1"; LABEL="$2"
+TAG="$1"; LABEL="$2"; WORKDIR="${3:-/}"
 ROOT="$(mktemp -d)"
 trap 'rm -rf "$ROOT"' EXIT
 mkdir -p "$ROOT"/{bin,usr/bin,lib,lib64,etc,tmp,root,app,usr/share,var/tmp}
@@ -30,5 +30,5 @@ done
 mkdir -p "$ROOT/ro" && chmod 555 "$ROOT/ro" && chown 65534:65534 "$ROOT/ro"
 printf 'root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' > "$ROOT/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$ROOT/etc/group"
-tar -C "$ROOT" -c . | docker import --change "LABEL $LABEL" --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' --change 'ENV LANG=C.UTF-8' --change 'CMD ["/bin/sh"]' - "$TAG" >/dev/null
+tar -C "$ROOT" -c . | docker import --change "LABEL $LABEL" --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' --change 'ENV LANG=C.UTF-8' --change 'CMD ["/bin/sh"]' --change "WORKDIR $WORKDIR" - "$TAG" >/dev/null
 echo "$TAG"
