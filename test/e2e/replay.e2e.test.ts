@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
-import { connect, LABEL_MANAGED, sweepOrphans } from '../../src/core/replay/docker';
+import { connect, sweepOrphans } from '../../src/core/replay/docker';
 import {
   ARTIFACTS, type CodeServer, extensionWebview, makeTempDir, quickOpen, sample, waitUntil, openSession, saveFailureArtifacts, closeSession, REPO_ROOT,
 } from './harness';
@@ -56,12 +56,19 @@ describe('e2e: replay a rollout step by step in code-server', function () {
 
   after(async function () {
     await closeSession(browser, server, tmp);
-    // code-server's extension host is gone: its containers and snapshots are orphans now.
+    // code-server's extension host is gone (or going): what its deactivation did not remove is an
+    // orphan now, which the next activation's sweep removes; do the same here. Everything made from
+    // the test image carries its label (containers and commits inherit image labels).
     const docker = await connect({});
-    await sweepOrphans(docker);
-    const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL_MANAGED}=1`], ancestor: [IMAGE] } });
-    for (const c of left) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-    await docker.getImage(IMAGE).remove({ force: true }).catch(() => undefined);
+    const label = { label: [`trajectory-inspector.test=e2e${process.pid}`] };
+    for (let i = 0; i < 30; i++) {
+      await sweepOrphans(docker);
+      const left = (await docker.listContainers({ all: true, filters: label })).length + (await docker.listImages({ filters: label })).length;
+      if (left <= 1) break; // the test image itself
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    for (const c of await docker.listContainers({ all: true, filters: label })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    for (const i of await docker.listImages({ filters: label })) await docker.getImage(i.Id).remove({ force: true }).catch(() => undefined);
   });
 
   const card = (i: number) => web.locator(`.step-card[data-index="${i}"]`);
