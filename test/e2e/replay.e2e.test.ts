@@ -133,4 +133,15 @@ describe('e2e: replay a rollout step by step in code-server', function () {
     assert.equal(await status(2).innerText(), 'differs');
     await page.screenshot({ path: path.join(ARTIFACTS, 'replay-step-back.png') });
   });
+
+  it('Run to here on #4 runs it again; the raw file shows the verdicts after each step\'s first line', async () => {
+    await card(3).locator('ti-replay-status button.run-to').click();
+    await waitUntil(async () => (await status(3).count()) > 0 && (await status(3).innerText()) === 'differs', 60_000, () => 'step #4 differs again');
+    await card(2).locator('button.source').click();
+    const line = page.locator('.view-line', { hasText: 'replay: differs' });
+    await line.first().waitFor({ state: 'visible', timeout: 30_000 }).catch(() => undefined);
+    await waitUntil(async () => /replay:\sdiffers\s—\sexit\scode\s0\s→\s1/.test((await page.locator('.editor-instance .view-lines').allInnerTexts()).join('\n')), 30_000,
+      async () => `raw file: ${(await page.locator('.editor-instance .view-lines').allInnerTexts()).join('\n').slice(0, 2000)}`);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'replay-raw-file.png') });
+  });
 });
