@@ -138,10 +138,14 @@ describe('e2e: replay a rollout step by step in code-server', function () {
     await card(3).locator('ti-replay-status button.run-to').click();
     await waitUntil(async () => (await status(3).count()) > 0 && (await status(3).innerText()) === 'differs', 60_000, () => 'step #4 differs again');
     await card(2).locator('button.source').click();
-    const line = page.locator('.view-line', { hasText: 'replay: differs' });
-    await line.first().waitFor({ state: 'visible', timeout: 30_000 }).catch(() => undefined);
-    await waitUntil(async () => /replay:\sdiffers\s—\sexit\scode\s0\s→\s1/.test((await page.locator('.editor-instance .view-lines').allInnerTexts()).join('\n')), 30_000,
-      async () => `raw file: ${(await page.locator('.editor-instance .view-lines').allInnerTexts()).join('\n').slice(0, 2000)}`);
+    // The CodeLens is DOM text; the verdict is an `after` decoration (CSS ::after content).
+    await page.locator('.codelens-decoration', { hasText: '▸ replay to step #3' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    const verdicts = async (): Promise<string[]> => page.evaluate(() => {
+      const w = globalThis as any; // a browser page: document and getComputedStyle exist there
+      return [...w.document.querySelectorAll('.view-lines span')]
+        .map((el: unknown) => String(w.getComputedStyle(el, '::after').content)).filter((c: string) => c && c !== 'none' && c.includes('replay:'));
+    });
+    await waitUntil(async () => (await verdicts()).some((c) => /replay: differs — exit code 0 → 1/.test(c)), 30_000, async () => `verdicts: ${JSON.stringify(await verdicts())}`);
     await page.screenshot({ path: path.join(ARTIFACTS, 'replay-raw-file.png') });
   });
 });
