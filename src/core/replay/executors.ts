@@ -269,35 +269,52 @@ export class TmuxExecutor implements Executor {
 
   async run(step: ReplayStep, onData?: (text: string) => void): Promise<StepRun> {
     const keys = step.input;
+    // One tmux invocation per batch of keys (`send-keys -l TEXT ; send-keys Enter ; …`): tmux drops
+    // commands over ~16 KB (Harbor #887), so batches stay under 8 000 characters.
+    const commands: string[][] = [];
     let prompts = 0;
     if (KEY_NAME.test(keys)) {
-      await this.tmux(['send-keys', '-t', 'ti', keys]);
+      commands.push(['send-keys', '-t', 'ti', keys]);
     } else {
       const parts = keys.split('\n');
-      for (let i = 0; i < parts.length; i++) {
-        // tmux drops send-keys commands over ~16 KB (Harbor #887): send in chunks.
-        for (let at = 0; at < parts[i].length; at += 8000) await this.tmux(['send-keys', '-t', 'ti', '-l', parts[i].slice(at, at + 8000)]);
+      parts.forEach((part, i) => {
+        for (let at = 0; at < part.length; at += 4000) commands.push(['send-keys', '-t', 'ti', '-l', part.slice(at, at + 4000)]);
         if (i < parts.length - 1) {
-          await this.tmux(['send-keys', '-t', 'ti', 'Enter']);
+          commands.push(['send-keys', '-t', 'ti', 'Enter']);
           prompts++;
         }
-      }
+      });
     }
-    let timedOut = false;
-    if (prompts > 0) {
-      for (let i = 0; i < prompts && !timedOut; i++) {
-        const r = await this.c.exec(['tmux', 'wait-for', 'ti-prompt'], { timeoutSec: this.c.limits.stepTimeoutSec });
-        timedOut = r.timedOut;
+    let batch: string[] = [];
+    let size = 0;
+    for (const c of commands) {
+      const len = c.reduce((n, a) => n + a.length + 1, 0);
+      if (batch.length && size + len > 8000) {
+        await this.tmux(batch);
+        batch = [];
+        size = 0;
       }
+      batch.push(...(batch.length ? [';'] : []), ...c);
+      size += len;
+    }
+    if (batch.length) await this.tmux(batch);
+    let text: string;
+    if (prompts > 0) {
+      // Wait for one prompt per Enter, then capture, in one exec.
+      const r = await this.c.exec(['sh', '-c', 'i=0; while [ "$i" -lt "$1" ]; do tmux wait-for ti-prompt || exit 9; i=$((i+1)); done; exec tmux capture-pane -p -J -S - -t ti', 'sh', String(prompts)], { timeoutSec: this.c.limits.stepTimeoutSec });
+      if (r.timedOut || r.capped) {
+        // killAll already stopped every process (tmux included): start a fresh session in the saved cwd.
+        await this.restart();
+        return { output: r.output.slice(0, 0), exitCode: null, cwd: null, timedOut: r.timedOut, capped: r.capped, error: null };
+      }
+      if (r.exitCode !== 0) return { output: '', exitCode: null, cwd: null, timedOut: false, capped: false, error: `tmux failed: ${r.output.slice(0, 300)}` };
+      text = r.output;
     } else {
       await new Promise((r) => setTimeout(r, Math.min(step.waitSec ?? 1, this.c.limits.stepTimeoutSec) * 1000));
+      text = await this.tmux(['capture-pane', '-p', '-J', '-S', '-', '-t', 'ti']);
     }
-    if (timedOut) {
-      // killAll already stopped every process (tmux included): start a fresh session in the saved cwd.
-      await this.restart();
-      return { output: '', exitCode: null, cwd: null, timedOut: true, capped: false, error: null };
-    }
-    const now = await this.capture();
+    const now = text.split('\n');
+    while (now.length && now[now.length - 1].trim() === '') now.pop();
     // The new part: from the last line of the previous capture (the prompt the keys were typed at).
     const from = Math.max(0, this.previous.length - 1);
     const output = now.slice(from).join('\n');

@@ -159,6 +159,16 @@ describe('replay in a real Docker engine (dockerode)', function () {
     assert.equal(after.replayed!.cwd, '/tmp');
   });
 
+  it('tmux mode: keystrokes that sleep past the timeout are stopped; a fresh session starts in the saved cwd', async () => {
+    const plan = adapted(buildPlan(await rollout(ATIF), { image: TEST_IMAGE, workdir: '/app' }), ['cd /tmp\n', 'sleep 600\n', 'pwd\n']);
+    const s = session(plan, testLimits({ stepTimeoutSec: 2 }));
+    await s.start();
+    const [, slept, after] = await s.runTo();
+    assert.equal(slept.diffKind, 'timeout');
+    assert.doesNotMatch(await sh(docker, s.containerId!, 'ps -o args'), /sleep 600/);
+    assert.match(after.replayed!.raw, /^root@replay:\/tmp# pwd\n\/tmp$/m);
+  });
+
   it('a fork bomb stops at the pids limit and the timeout; the container recovers', async () => {
     const plan = adapted(buildPlan(await rollout(MINI), { image: TEST_IMAGE }), [':(){ :|:& };:; sleep 30', 'echo alive']);
     const s = session(plan, testLimits({ pids: 64, stepTimeoutSec: 4 }));
