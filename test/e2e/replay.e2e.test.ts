@@ -34,8 +34,15 @@ describe('e2e: replay a rollout step by step in code-server', function () {
 
   before(async function () {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    // The engine must be there (CI starts it through setup-test-env.sh --with-docker).
-    await connect({});
+    // The engine must be there (CI starts it through setup-test-env.sh --with-docker); without one
+    // this suite skips outside CI and fails in CI.
+    try {
+      await connect({});
+    } catch (e) {
+      if (process.env.CI === 'true') throw e;
+      console.warn(`      replay e2e skipped: ${(e as Error).message}`);
+      this.skip();
+    }
     execFileSync('bash', [path.join(REPO_ROOT, 'test', 'integration', 'replay', 'image.sh'), IMAGE, `trajectory-inspector.test=e2e${process.pid}`, '/ro'], { stdio: ['ignore', 'ignore', 'inherit'] });
     tmp = makeTempDir('ti-e2e-replay-');
     workspace = path.join(tmp, 'workspace');
@@ -56,6 +63,7 @@ describe('e2e: replay a rollout step by step in code-server', function () {
 
   after(async function () {
     await closeSession(browser, server, tmp);
+    if (!tmp) return; // skipped
     // code-server's extension host is gone (or going): what its deactivation did not remove is an
     // orphan now, which the next activation's sweep removes; do the same here. Everything made from
     // the test image carries its label (containers and commits inherit image labels).
