@@ -253,7 +253,7 @@ export class TmuxExecutor implements Executor {
     await this.tmux(['kill-server']).catch(() => undefined);
     await this.tmux([
       'start-server', ';', 'set-option', '-g', 'history-limit', '50000', ';',
-      'new-session', '-d', '-x', String(cols), '-y', String(rows), '-s', 'ti', '-c', this.plan.workdir ?? '/',
+      'new-session', '-d', '-x', String(cols), '-y', String(rows), '-s', 'ti', ...(this.plan.workdir ? ['-c', this.plan.workdir] : []),
       `bash --noprofile --rcfile ${STATE_DIR}/rc -i`,
     ]);
     await this.tmux(['wait-for', 'ti-prompt'], this.c.limits.stepTimeoutSec);

@@ -7,7 +7,7 @@
  *  3. replace volatile tokens by placeholders with regex rules (ids, timestamps, durations, temp
  *     paths, hostnames in prompts, pids, addresses); users add their own rules (settings / CLI);
  *  4. whitespace: trailing spaces, leading / trailing blank lines, runs of blank lines, a trailing
- *     bare prompt line;
+ *     bare prompt line, a prompt at the very start (recordings disagree on which step owns it);
  *  5. cut the text the way the recording's harness cut long outputs (plan.truncation).
  */
 import { Terminal } from '@xterm/headless';
@@ -28,6 +28,7 @@ export interface NormalizationRule {
  */
 export const DEFAULT_RULES: readonly NormalizationRule[] = [
   { name: 'terminus-header', pattern: '^(?:Current terminal state:\\n)?New Terminal Output:\\n', flags: '', replacement: '' },
+  { name: 'tb-blocking-wait', pattern: '; tmux wait -S done$', replacement: '' },
   { name: 'job-control-noise', pattern: '^bash: (?:cannot set terminal process group.*|no job control in this shell)\\n?', replacement: '' },
   { name: 'uuid', pattern: '\\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\b', flags: 'gmi', replacement: '[UUID]' },
   { name: 'prompt-host', pattern: '\\b([a-z_][\\w-]*)@[\\w.-]+:', replacement: '$1@[HOST]:' },
@@ -102,6 +103,8 @@ export interface Normalized {
 }
 
 const TRAILING_PROMPT = /\n?[\w.-]+@[^\s:]+:[^\n]*[#$]\s*$/;
+/** A prompt the text starts with: recordings put the prompt a command was typed at in this step or the one before. */
+const LEADING_PROMPT = /^[\w.-]+@[^\s:]+:\S*[#$] ?/;
 
 /**
  * Full pipeline for one output: render, rules, whitespace, truncation.
@@ -125,6 +128,11 @@ export async function normalizeOutput(raw: string, o: { rules?: readonly Normali
   if (noPrompt !== text) {
     fired.push('trailing-prompt');
     text = noPrompt.replace(/\n+$/, '');
+  }
+  const noLead = text.replace(LEADING_PROMPT, '');
+  if (noLead !== text) {
+    fired.push('leading-prompt');
+    text = noLead;
   }
   if (o.truncation) text = truncateLike(text, o.truncation);
   return { text, fired };

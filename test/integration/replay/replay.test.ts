@@ -135,6 +135,19 @@ describe('replay in a real Docker engine (dockerode)', function () {
     assert.equal(await sh(docker, s.containerId!, 'cat /app/hello.txt'), 'Hello, world!\n');
   });
 
+  it('Terminal-Bench 1 trial (tmux keystrokes from commands.txt, recording from the cast): same; the file it wrote is in the container', async () => {
+    const r = (await loadFile(sample('tb1/lcbpro-1983a_with-agent-logs/results.json'))).rollouts[0];
+    const plan = buildPlan(r, { image: TEST_IMAGE, workdir: '/app' });
+    assert.equal(plan.mode, 'tmux');
+    const s = session(plan);
+    await s.start();
+    const [c] = await s.runTo();
+    assert.equal(c.status, 'same', `${c.summary}\n${c.recorded.text}\n---\n${c.replayed?.text}`);
+    assert.ok(c.rulesFired.includes('tb-blocking-wait'));
+    const b64 = /echo '([A-Za-z0-9+/=]+)' \| base64 -d > \/app\/main\.cpp/.exec(plan.steps[0].input)![1];
+    assert.equal(await sh(docker, s.containerId!, 'cat /app/main.cpp'), Buffer.from(b64, 'base64').toString('utf8'));
+  });
+
   it('a command that floods output is stopped at the output cap; the next step runs', async () => {
     const plan = adapted(buildPlan(await rollout(MINI), { image: TEST_IMAGE }), ['yes flood-line', 'echo after']);
     const s = session(plan, testLimits({ outputCapBytes: 64 * 1024 }));

@@ -62,6 +62,10 @@ describe('replay normalisation', () => {
     assert.match(raw, /\x1b\[/);
     const text = await renderTerminal(raw);
     assert.doesNotMatch(text, /\x1b|\r/);
+    // The harness typed its blocking wait after the agent's keys (Terminal-Bench `; tmux wait -S done`).
+    const n = await normalizeOutput(raw);
+    assert.ok(n.fired.includes('tb-blocking-wait'), n.fired.join());
+    assert.match(n.text, /base64 -d > \/app\/main\.cpp$/);
     assert.equal(await renderTerminal('progress 10%\rprogress 100%\n'), 'progress 100%');
     assert.equal(await renderTerminal('\x1b[31mred\x1b[0m \x1b]0;title\x07done'), 'red done');
   });
@@ -71,8 +75,8 @@ describe('replay normalisation', () => {
     assert.equal((await normalizeOutput(swe.steps[0].recorded.output)).text, 'Found 1 matches for "missing_colon.py" in /SWE-agent__test-repo:\n/SWE-agent__test-repo/tests/missing_colon.py');
     const atif = buildPlan(await first('atif/harbor-golden_terminus2_invalid-json_ATIF-v1.5.trajectory.json'), { image: 'x' });
     const rec = await normalizeOutput(atif.steps[0].recorded.output);
-    assert.equal(rec.text, "root@[HOST]:/app# printf 'Hello, world!\\n' > hello.txt");
-    assert.deepEqual(rec.fired, ['terminus-header', 'prompt-host']);
+    assert.equal(rec.text, "printf 'Hello, world!\\n' > hello.txt");
+    assert.deepEqual(rec.fired, ['terminus-header', 'prompt-host', 'leading-prompt']);
     const rep = await normalizeOutput("root@replay:/app# printf 'Hello, world!\\n' > hello.txt\nroot@replay:/app#");
     assert.equal(rep.text, rec.text);
   });
