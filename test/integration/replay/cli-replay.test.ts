@@ -7,7 +7,8 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { REPO_ROOT, sample } from '../../unit/samples';
+import { REPO_ROOT, sample, tmpFile } from '../../unit/samples';
+import { connect, LABEL_OWNER } from '../../../src/core/replay/docker';
 import { cleanupDocker, setupDocker, TEST_IMAGE } from './helpers';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
@@ -58,6 +59,25 @@ describe('CLI replay (dist/cli.js, real Docker engine)', function () {
     assert.match(r.stdout, /first divergence: step 3/);
     assert.match(r.stdout, /^\+bash: find_file: command not found$/m);
     assert.doesNotMatch(r.stdout, /#4/);
+  });
+
+  it('SIGTERM during a step: the CLI removes its container and exits 143', async () => {
+    // The mini-swe-agent sample with its second command made to sleep (generated from the sample).
+    const text = fs.readFileSync(sample('mini-swe-agent/harbor-rfc_mini-swe-agent-trajectory.json'), 'utf8').split('cat hello.txt').join('sleep 600');
+    const file = tmpFile('sleepy.traj.json', text);
+    const docker = await connect({});
+    const p = spawn(process.execPath, [CLI, 'replay', file, '--image', TEST_IMAGE], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (b) => (out += b));
+    const exited = new Promise<number | null>((resolve) => p.on('exit', (code) => resolve(code)));
+    const mine = async () => (await docker.listContainers({ all: true })).filter((c) => c.Labels?.[LABEL_OWNER]?.endsWith(`:${p.pid}`));
+    // Step #3 reports, then #4 sleeps: its container is running.
+    for (let i = 0; i < 100 && !/#3 same/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.match(out, /#3 same/);
+    assert.equal((await mine()).length, 1);
+    p.kill('SIGTERM');
+    assert.equal(await exited, 143);
+    assert.equal((await mine()).length, 0);
   });
 
   it('exit 1 with a clear message when no image is known', async () => {
