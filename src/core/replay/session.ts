@@ -157,17 +157,28 @@ export class ReplaySession {
    * results from there on. @throws when snapshots are off or nothing ran
    */
   stepBack(): Promise<void> {
+    let i = this.next - 1;
+    // Skip back over steps that were not replayed (no state change).
+    while (i > 0 && !this.plan.steps[i].replayable) i--;
+    if (i < 0) return Promise.reject(new Error('nothing to step back from'));
+    return this.rewindTo(i);
+  }
+
+  /**
+   * Restores the state before plan step `i` (a snapshot taken then, or the image for step 0) and
+   * forgets the results from `i` on; `next` becomes `i`. @throws when no snapshot exists for `i`
+   */
+  rewindTo(i: number): Promise<void> {
     return this.guard(async () => {
-      let i = this.next - 1;
-      // Skip back over steps that were not replayed (no state change).
-      while (i > 0 && !this.plan.steps[i].replayable) i--;
-      if (i < 0) throw new Error('nothing to step back from');
+      if (i < 0 || i > this.next) throw new Error(`cannot rewind to step ${i + 1}: only ${this.next} ran`);
       const image = this.snapshotBefore.get(i);
       if (!image) throw new Error('no snapshot before this step (snapshots are off)');
       await this.executor!.close();
       await this.container!.restore(image);
       await this.executor!.restart();
       for (let k = i; k < this.results.length; k++) this.results[k] = undefined;
+      // Snapshots after `i` belong to the abandoned run (their images go at dispose).
+      for (const k of [...this.snapshotBefore.keys()]) if (k > i) this.snapshotBefore.delete(k);
       this.next = i;
       this.emit({ type: 'rewound', planIndex: i });
     });
@@ -180,6 +191,7 @@ export class ReplaySession {
       await this.container!.restore(this.plan.image);
       await this.executor!.restart();
       this.results.fill(undefined);
+      for (const k of [...this.snapshotBefore.keys()]) if (k > 0) this.snapshotBefore.delete(k);
       this.next = 0;
       this.emit({ type: 'rewound', planIndex: 0 });
     });

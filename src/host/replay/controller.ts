@@ -243,6 +243,11 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
           h.phase = 'running';
           this.update(h);
           if (last >= s.next) await s.runTo(last);
+          else if (last + 1 < s.next && readReplayConfig().snapshots) {
+            // Already past it: go back to the state right after it (the snapshot before the next step).
+            await s.rewindTo(last + 1);
+            h.pty?.note(`↶ back to after step #${m.stepIndex! + 1} (snapshot restored)`);
+          }
           break;
         }
         case 'stepBack':

@@ -223,6 +223,12 @@ describe('replay in a real Docker engine (dockerode)', function () {
     assert.match(await sh(docker, s.containerId!, 'cat hello.txt 2>&1'), /No such file/);
     const again = await s.step();
     assert.equal(again!.status, 'same');
+    await s.step();
+    // Back to the state right after #3 (Run to here on a step already past).
+    await s.rewindTo(1);
+    assert.equal(s.next, 1);
+    assert.equal(await sh(docker, s.containerId!, 'cat hello.txt'), 'Hello, world!\n');
+    await assert.rejects(s.rewindTo(2), /only 1 ran/);
     await s.dispose();
     assert.deepEqual(await leftovers(docker, sid), { containers: 0, images: 0 });
   });
