@@ -225,8 +225,9 @@ export class ReplayContainer {
     private readonly base: { workdir: string | null; env: string[] },
   ) {}
 
-  /** Images this container's session committed (removed by `dispose`). */
+  /** Images this container's session committed, by id (removed by `dispose`). */
   readonly snapshots: string[] = [];
+  private commits = 0;
 
   /**
    * Creates and starts a hardened container of `image`.
@@ -323,17 +324,19 @@ export class ReplayContainer {
 
   /**
    * Commits the container's filesystem to a labelled snapshot image (`docker commit`, paused).
-   * @returns the image reference `trajectory-inspector-snapshot:<session>-<tag>`
+   * @returns the image reference `trajectory-inspector-snapshot:<session>-<tag>-<n>`
    */
   async snapshot(tag: string): Promise<string> {
-    const ref = `${SNAPSHOT_REPO}:${this.session}-${tag}`;
-    await this.container.commit({
+    // A unique tag per commit: re-snapshotting a step after Step back must not orphan the old image.
+    const full = `${this.session}-${tag}-${++this.commits}`;
+    const res = (await this.container.commit({
       repo: SNAPSHOT_REPO,
-      tag: `${this.session}-${tag}`,
+      tag: full,
       pause: true,
       changes: [`LABEL ${LABEL_MANAGED}=1`, `LABEL ${LABEL_OWNER}=${ownerId()}`, `LABEL ${LABEL_SESSION}=${this.session}`, `LABEL ${LABEL_STEP}=${tag}`],
-    } as object);
-    this.snapshots.push(ref);
+    } as object)) as { Id?: string } | undefined;
+    const ref = `${SNAPSHOT_REPO}:${full}`;
+    this.snapshots.push(res?.Id ?? ref);
     return ref;
   }
 
