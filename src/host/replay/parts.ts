@@ -67,6 +67,11 @@ export function readReplayConfig(scope?: vscode.Uri): ReplayConfig {
   };
 }
 
+/** Control characters shown as `^X`, so rollout text (a command, a cwd) cannot drive the terminal. */
+function visible(s: string): string {
+  return s.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) => (c === '\x7f' ? '^?' : `^${String.fromCharCode(c.charCodeAt(0) + 64)}`));
+}
+
 /**
  * The live terminal of a replay: step boundaries as coloured header lines, output as it arrives
  * (`\n` → `\r\n`), each step's verdict. Writes before `open()` are buffered (VS Code drops them).
@@ -96,10 +101,14 @@ export class ReplayTerminal implements vscode.Pseudoterminal {
     if (data === '\x03') this.onInterrupt();
   }
 
-  /** Writes text as a terminal expects it (CRLF). Control sequences from the container pass through like in a real terminal. */
+  /**
+   * Writes text as a terminal expects it (CRLF). Colours and cursor moves from the container pass
+   * through; OSC / DCS / APC / PM strings (window titles, hyperlinks, clipboard writes such as
+   * OSC 52) are dropped: the output is untrusted.
+   */
   write(text: string): void {
     if (!text) return;
-    const t = text.replace(/\r?\n/g, '\r\n');
+    const t = text.replace(/\x1b[\]P_^][^\x07\x1b]*(?:\x07|\x1b\\)?/g, '').replace(/\r?\n/g, '\r\n');
     this.lastWasNewline = t.endsWith('\n');
     if (this.pending) this.pending.push(t);
     else this.writeEmitter.fire(t);
@@ -107,7 +116,7 @@ export class ReplayTerminal implements vscode.Pseudoterminal {
 
   /** A step boundary: `── step #N ── $ command`. */
   stepHeader(stepIndex: number, input: string): void {
-    const cmd = input.replace(/\n$/, '').replace(/\n/g, '⏎');
+    const cmd = visible(input.replace(/\n$/, '').replace(/\n/g, '⏎'));
     this.write(`${this.lastWasNewline ? '' : '\n'}\x1b[1;36m── step #${stepIndex + 1} ──\x1b[0m \x1b[2m$\x1b[0m ${cmd.length > 300 ? cmd.slice(0, 300) + '…' : cmd}\n`);
   }
 
@@ -115,7 +124,7 @@ export class ReplayTerminal implements vscode.Pseudoterminal {
   stepResult(c: StepComparison): void {
     const colour = c.status === 'same' ? '32' : c.status === 'differs' ? '31' : '33';
     const exit = c.replayed?.exitCode !== null && c.replayed?.exitCode !== undefined ? ` · exit ${c.replayed.exitCode}` : '';
-    this.write(`${this.lastWasNewline ? '' : '\n'}\x1b[${colour}m■ ${c.status}${exit}: ${c.summary}${c.stateMayDiffer ? ' (state may differ)' : ''}\x1b[0m\n`);
+    this.write(`${this.lastWasNewline ? '' : '\n'}\x1b[${colour}m■ ${c.status}${exit}: ${visible(c.summary)}${c.stateMayDiffer ? ' (state may differ)' : ''}\x1b[0m\n`);
   }
 
   /** A note line (pull progress, errors). */
