@@ -54,11 +54,14 @@ const xtermCspPlugin = {
   },
 };
 
+// docker-modem (dockerode) requires ssh2 for ssh:// hosts; ssh2 loads native addons: stub it.
+const nodeAlias = { ssh2: fileURLToPath(new URL('./src/core/replay/ssh2Stub.ts', import.meta.url)) };
+
 const targets = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js',
-    platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
+    platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], alias: nodeAlias },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js',
-    platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' },
+    platform: 'node', format: 'cjs', target: 'node20', alias: nodeAlias, banner: { js: '#!/usr/bin/env node' },
     define: { __VERSION__: JSON.stringify(pkg.version) } },
   // CSS imported by the webview (xterm.css) becomes a string that components adopt as a constructed
   // stylesheet (Lit unsafeCSS): no <style> element, no extra file to serve.

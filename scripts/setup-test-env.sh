@@ -53,7 +53,7 @@ for arg in "$@"; do
     *) log "unknown argument: $arg"; exit 2 ;;
   esac
 done
-if ((WITH_DOCKER)); then APT_PACKAGES+=(docker.io busybox-static); fi
+if ((WITH_DOCKER)); then APT_PACKAGES+=(docker.io busybox-static tmux); fi  # tmux: copied into the replay test image
 
 # ---------------------------------------------------------------- Debian packages
 missing_packages() {

@@ -4,8 +4,11 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './host/commands';
 import { LabelService } from './host/labels';
+import { registerReplay, type ReplayController } from './host/replay/controller';
 import { RolloutsView } from './host/rolloutsView';
 import { TimelineEditorProvider } from './host/timelineEditor';
+
+let replay: ReplayController | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel('Trajectory Inspector', { log: true });
@@ -13,6 +16,11 @@ export function activate(context: vscode.ExtensionContext): void {
   const timelines = new TimelineEditorProvider(context.extensionUri, output, labels);
   const rollouts = new RolloutsView(output, context.workspaceState);
   context.subscriptions.push(output, labels, timelines, rollouts, registerCommands(timelines, rollouts));
+  replay = registerReplay(context, timelines, output);
+  context.subscriptions.push(replay);
 }
 
-export function deactivate(): void {}
+/** Waits for replay containers and snapshots to be removed. */
+export function deactivate(): Promise<void> | undefined {
+  return replay?.disposeAsync();
+}

@@ -16,11 +16,13 @@ import { fileTitle, stepNumber } from '../core/naming';
 import { printable, printFailures } from './common';
 import { LABEL_USAGE, runAgreement, runExport } from './labels';
 import { partFailures, showJson } from './showJson';
+import { REPLAY_USAGE, runReplay } from './replay';
 
 const USAGE = `Usage:
   trajectory-inspector show <file-or-folder> [--json]   print the rollouts as steps (or one JSON document)
   trajectory-inspector validate <file-or-folder>        check every rollout; exit 1 with located errors
 ${LABEL_USAGE}
+${REPLAY_USAGE}
   trajectory-inspector --version | --help`;
 
 declare const __VERSION__: string | undefined;
@@ -54,6 +56,7 @@ function printRollout(r: Rollout, title: string): void {
 async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'export') return runExport(argv.slice(1));
   if (argv[0] === 'agreement') return runAgreement(argv.slice(1));
+  if (argv[0] === 'replay') return runReplay(argv.slice(1));
   const args = argv.filter((a) => !a.startsWith('--'));
   const flags = new Set(argv.filter((a) => a.startsWith('--')));
   if (flags.has('--help') || argv.length === 0) {

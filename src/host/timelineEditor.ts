@@ -4,6 +4,7 @@
  * the webview's `ready`, then posts the rollout (or the load error with its located issues).
  * Nothing a file contains can throw into the host: every failure becomes a `loadError` message.
  */
+import { replayHook } from './replay/hook';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { loadFile, type LoadedFile } from '../core/load';
@@ -324,6 +325,7 @@ export class TimelinePanel implements vscode.Disposable {
       this.pendingStep = null;
       this.post(rolloutMessage(this.loaded, this.rolloutIndex, select, this.config()));
       this.sendLabels();
+      replayHook()?.resend(this);
     }
   }
 
@@ -371,6 +373,9 @@ export class TimelinePanel implements vscode.Disposable {
         break;
       case 'redoLabel':
         await this.redoLabel(m.seq);
+        break;
+      case 'replay':
+        await replayHook()?.onMessage(this, m);
         break;
     }
   }
@@ -431,6 +436,11 @@ export class TimelinePanel implements vscode.Disposable {
     const step = stepIndex !== null ? r.steps[stepIndex] : undefined;
     if (step) await revealInSource(step.file ?? r.source.path, step.range, null);
     else await revealInSource(r.source.path, r.source.range, r.source.line);
+  }
+
+  /** Posts a message to the webview (replay state); dropped when the webview is not ready. */
+  postMessage(msg: HostMessage): void {
+    if (this.ready) this.post(msg);
   }
 
   /** Sends changed settings. */

@@ -30,3 +30,14 @@ export const DEFAULT_ANNOTATOR = '';
 export const NEUTRAL_MAPPING_CHOICES = ['negative', 'positive', 'drop'] as const;
 /** Default `trajectoryInspector.labels.exportNeutralAs` (TRL's PRM800K converter counts neutral as false). */
 export const DEFAULT_EXPORT_NEUTRAL: (typeof NEUTRAL_MAPPING_CHOICES)[number] = 'negative';
+
+/**
+ * Defaults of the `trajectoryInspector.replay.*` limits (machine-scoped settings: a workspace's
+ * .vscode/settings.json cannot loosen them). Units: MiB, CPUs, processes, seconds, bytes. The same
+ * values as core/replay/docker DEFAULT_LIMITS (a unit test keeps the three equal).
+ */
+export const DEFAULT_REPLAY_LIMITS = { memoryMiB: 2048, cpus: 2, pids: 512, stepTimeoutSec: 60, outputCapBytes: 10 * 1024 * 1024 };
+/** Default `trajectoryInspector.replay.image`: none (the rollout's image, a folder mapping, or a prompt). */
+export const DEFAULT_REPLAY_IMAGE = '';
+/** Default `trajectoryInspector.replay.snapshots`: snapshot before each step so Step back works. */
+export const DEFAULT_REPLAY_SNAPSHOTS = true;

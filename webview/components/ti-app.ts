@@ -40,6 +40,9 @@ import type { PlayerFit, PlayerMark, PlayerPrefsEvent, PlayerTimeEvent, TiPlayer
 import './ti-player';
 import type { TiStepCard } from './ti-step-card';
 import './ti-step-card';
+import './ti-replay-bar';
+import type { ReplayStateMessage } from '../../src/shared/protocol';
+import type { StepReplay } from './ti-step-card';
 
 type View =
   | { kind: 'waiting' }
@@ -564,6 +567,8 @@ export class TiApp extends LitElement {
   @state() private editingNote: number | null = null;
   /** A short message in the label row (e.g. "every step is labelled"), cleared by the next key. */
   @state() private flash: string | null = null;
+  /** Replay state of the rollout shown (issue 5); null before the host sent one. */
+  @state() private replay: ReplayStateMessage | null = null;
   private labelSeq = 0;
   private labelIndexFor: { msg: LabelsMessage | null; sent: SentChange[]; idx: LabelIndex } | null = null;
   private config: ViewConfig = { collapseOutputLines: 20 };
@@ -720,6 +725,9 @@ export class TiApp extends LitElement {
         break;
       case 'labelAction':
         this.runLabelAction(m.action);
+        break;
+      case 'replayState':
+        this.replay = m;
         break;
       case 'cast':
         if (this.cast && this.cast.rolloutId === m.rolloutId && this.rolloutMsg?.rollout.id === m.rolloutId) {
@@ -1252,9 +1260,29 @@ export class TiApp extends LitElement {
             .otherLabels=${idx.others.get(s.index) ?? NO_LABELS}
             .propagatedFrom=${idx.mine.get(s.index)?.origin === 'propagated' ? propagatedFrom(idx, s.index) : null}
             .editingNote=${this.editingNote === s.index}
+            .replay=${this.stepReplay(m, s.index)}
           ></ti-step-card>`,
         )}
       </main>`;
+  }
+
+  /** The replay state when it belongs to the rollout shown. */
+  private replayFor(m: RolloutMessage): ReplayStateMessage | null {
+    return this.replay && this.replay.rolloutId === m.rollout.id ? this.replay : null;
+  }
+
+  private renderReplayBar(m: RolloutMessage): TemplateResult | typeof nothing {
+    const r = this.replayFor(m);
+    return r ? html`<ti-replay-bar .state=${r} .rolloutIndex=${m.rolloutIndex}></ti-replay-bar>` : nothing;
+  }
+
+  private stepReplay(m: RolloutMessage, index: number): StepReplay | null {
+    const r = this.replayFor(m);
+    if (!r || !r.available) return null;
+    const view = r.steps.find((v) => v.stepIndex === index) ?? null;
+    const replayable = r.replayable.includes(index);
+    if (!view && !replayable) return null;
+    return { view, replayable, busy: r.phase === 'running' || r.phase === 'starting', rolloutIndex: m.rolloutIndex };
   }
 
   private renderError(m: LoadErrorMessage): TemplateResult {
@@ -1300,7 +1328,7 @@ export class TiApp extends LitElement {
         return this.renderError(this.view.msg);
       case 'rollout':
         return html`${this.renderHeader(this.view.msg)}
-          <div class="dock">${this.renderLabelRow(this.view.msg)}${this.renderPlayer(this.view.msg)}</div>
+          <div class="dock">${this.renderLabelRow(this.view.msg)}${this.renderReplayBar(this.view.msg)}${this.renderPlayer(this.view.msg)}</div>
           ${this.renderTimeline(this.view.msg)}${this.renderKeys()}`;
     }
   }

@@ -11,6 +11,7 @@
  * labels small dashed tags with their name; the user's note sits under the head, and a thin bar on
  * the card's right edge has the colour of the user's label (the list's heat marks).
  */
+import type { ReplayStepView } from '../../src/shared/protocol';
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { CurrentLabel } from '../../src/core/labels/api';
@@ -54,6 +55,14 @@ export type ToggleExpandEvent = CustomEvent<{ index: number }>;
 export type ShowSourceEvent = CustomEvent<{ index: number }>;
 /** Fired when the note editor is done: `note` is the text to save, or undefined when cancelled. */
 export type NoteDoneEvent = CustomEvent<{ index: number; note?: string | null }>;
+
+/** A step's replay verdict and controls (issue 5), rendered by `<ti-replay-status>`. */
+export interface StepReplay {
+  view: ReplayStepView | null;
+  replayable: boolean;
+  busy: boolean;
+  rolloutIndex: number;
+}
 
 @customElement('ti-step-card')
 export class TiStepCard extends LitElement {
@@ -454,6 +463,8 @@ export class TiStepCard extends LitElement {
   @property({ attribute: false }) propagatedFrom: number | null = null;
   /** Show the note editor (the `n` key). */
   @property({ type: Boolean }) editingNote = false;
+  /** Replay verdict and controls of this step; null when replay has nothing for it. */
+  @property({ attribute: false }) replay: StepReplay | null = null;
 
   private noteDone(note?: string | null): void {
     this.dispatchEvent(new CustomEvent('note-done', { detail: { index: this.step.index, note }, bubbles: true, composed: true }));
@@ -522,6 +533,9 @@ export class TiStepCard extends LitElement {
       ${this.renderRefLabel(s)} ${this.renderUserLabel()} ${this.otherLabels.map((l) => this.renderOtherLabel(l))}
       ${parts}
       <span class="spacer"></span>
+      ${this.replay
+        ? html`<ti-replay-status .view=${this.replay.view} .rolloutIndex=${this.replay.rolloutIndex} .stepIndex=${s.index} .replayable=${this.replay.replayable} .busy=${this.replay.busy}></ti-replay-status>`
+        : nothing}
       ${s.range ? html`<button class="source" title="Show this step in the raw file" @click=${(e: Event) => this.emit('show-source', e)}>source</button>` : nothing}
       <button class="toggle" title="Expand / collapse (o or Space; Enter on an unlabelled step)" @click=${(e: Event) => this.emit('toggle-expand', e)}>${this.expanded ? 'less' : 'more'}</button>
     </div>`;

@@ -1,0 +1,79 @@
+/**
+ * Comparison of a replayed step with the recording: exit code first, then cwd, then the
+ * normalised text (normalize.ts). The first step that differs is the divergence; every later step
+ * is marked "state may differ" (the container's state is no longer the recording's).
+ */
+import { createTwoFilesPatch } from 'diff';
+import type { StepRun } from './executors';
+import { DEFAULT_RULES, normalizeOutput, type NormalizationRule } from './normalize';
+import type { ReplayPlan, ReplayStep } from './plan';
+
+/** Per-step verdict shown in the timeline, the raw file and the CLI. */
+export type StepStatus = 'same' | 'differs' | 'not-replayable';
+
+/** What differed, in the order it is checked. */
+export type DiffKind = 'exit-code' | 'cwd' | 'output' | 'timeout' | 'output-cap' | 'error';
+
+/** The outcome of one replayed (or skipped) plan step. */
+export interface StepComparison {
+  /** Position in plan.steps. */
+  planIndex: number;
+  stepIndex: number;
+  status: StepStatus;
+  /** Set when status is 'differs'. */
+  diffKind: DiffKind | null;
+  /** One line for people: "exit code 0 → 127", "output differs (line 3)". */
+  summary: string;
+  /** True for steps after the first divergence. */
+  stateMayDiffer: boolean;
+  recorded: { exitCode: number | null; cwd: string | null; text: string };
+  replayed: { exitCode: number | null; cwd: string | null; text: string; raw: string } | null;
+  /** Names of the normalisation rules that changed either side. */
+  rulesFired: string[];
+}
+
+function firstDifferentLine(a: string, b: string): number {
+  const x = a.split('\n');
+  const y = b.split('\n');
+  for (let i = 0; i < Math.max(x.length, y.length); i++) if (x[i] !== y[i]) return i + 1;
+  return 0;
+}
+
+/**
+ * Compares one replayed step with its recording.
+ * @param stateMayDiffer whether an earlier step already diverged
+ */
+export async function compareStep(plan: ReplayPlan, planIndex: number, run: StepRun | null, o: { rules?: readonly NormalizationRule[]; stateMayDiffer?: boolean } = {}): Promise<StepComparison> {
+  const step: ReplayStep = plan.steps[planIndex];
+  const rules = o.rules ?? DEFAULT_RULES;
+  const rec = await normalizeOutput(step.recorded.output, { rules, truncation: plan.truncation, cols: plan.mode === 'tmux' ? plan.terminal.cols : undefined });
+  const base = {
+    planIndex,
+    stepIndex: step.stepIndex,
+    stateMayDiffer: o.stateMayDiffer ?? false,
+    recorded: { exitCode: step.recorded.exitCode, cwd: step.recorded.cwd, text: rec.text },
+  };
+  if (!step.replayable || !run) {
+    return { ...base, status: 'not-replayable', diffKind: null, summary: step.reason ?? 'not replayable', replayed: null, rulesFired: [] };
+  }
+  const rep = await normalizeOutput(run.output, { rules, truncation: plan.truncation });
+  const replayed = { exitCode: run.exitCode, cwd: run.cwd, text: rep.text, raw: run.output };
+  const fired = [...new Set([...rec.fired, ...rep.fired])];
+  const differs = (diffKind: DiffKind, summary: string): StepComparison => ({ ...base, status: 'differs', diffKind, summary, replayed, rulesFired: fired });
+  if (run.error) return differs('error', run.error);
+  if (run.timedOut) return differs('timeout', 'ran past the step timeout (stopped)');
+  if (run.capped) return differs('output-cap', 'printed more than the output cap (stopped)');
+  if (step.recorded.exitCode !== null && run.exitCode !== null && step.recorded.exitCode !== run.exitCode) {
+    return differs('exit-code', `exit code ${step.recorded.exitCode} → ${run.exitCode}`);
+  }
+  if (step.recorded.cwd !== null && run.cwd !== null && step.recorded.cwd !== run.cwd) {
+    return differs('cwd', `cwd ${step.recorded.cwd} → ${run.cwd}`);
+  }
+  if (rec.text !== rep.text) return differs('output', `output differs (line ${firstDifferentLine(rec.text, rep.text)})`);
+  return { ...base, status: 'same', diffKind: null, summary: fired.length ? `same after ${fired.join(', ')}` : 'same', replayed, rulesFired: fired };
+}
+
+/** A unified diff of recorded vs replayed normalised text (for the CLI and logs). */
+export function unifiedDiff(c: StepComparison): string {
+  return createTwoFilesPatch(`recorded/step-${c.stepIndex + 1}`, `replayed/step-${c.stepIndex + 1}`, c.recorded.text + '\n', (c.replayed?.text ?? '') + '\n');
+}

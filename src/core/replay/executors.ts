@@ -1,0 +1,341 @@
+/**
+ * Executors: run one plan step in a replay container the way the original harness did.
+ *
+ * - ExecExecutor   (mini-swe-agent): `bash -c 'exec 2>&1; exec bash -lc "$1"'` per step, in the
+ *                  plan's workdir; nothing carries over; exit code from exec inspect.
+ * - ShellExecutor  (SWE-agent, OpenHands): one long-lived bash over a hijacked exec (stdin). Each
+ *                  step's command goes into a file through a heredoc with a random delimiter, is
+ *                  sourced with stdin from /dev/null, and is followed by a marker
+ *                  `\n\x1e<nonce> <exit code> <cwd>\x1e\n`; cd / export carry over. State
+ *                  (`export -p`, cwd) is saved in /tmp/.ti-replay after each step, so the shell is
+ *                  restarted where it was after `exit`, a timeout or a snapshot restore.
+ * - TmuxExecutor   (Terminal-Bench, Harbor Terminus): keystrokes typed with `tmux send-keys` into a
+ *                  160×40 pane; keys that end in Enter wait for the next prompt (PROMPT_COMMAND
+ *                  signals `tmux wait-for`); other keys wait the recorded duration; the new part of
+ *                  the pane (capture-pane) is the output. No exit codes (the harness has none).
+ *
+ * A step that runs past the step timeout or past the output cap is stopped for real: every process
+ * in the container is killed (ReplayContainer.killAll), then the shell / tmux is started again.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Readable, Writable } from 'node:stream';
+import type { ReplayContainer } from './docker';
+import type { ReplayMode, ReplayPlan, ReplayStep } from './plan';
+
+/** What one step gave when re-run. */
+export interface StepRun {
+  output: string;
+  /** Exit code; null when the mode has none (tmux) or the command was stopped. */
+  exitCode: number | null;
+  /** Working directory after the step (shell mode), else null. */
+  cwd: string | null;
+  timedOut: boolean;
+  capped: boolean;
+  /** Set when the step could not run (shell died, image lacks bash…). */
+  error: string | null;
+}
+
+/** Runs plan steps in one container. */
+export interface Executor {
+  readonly mode: ReplayMode;
+  /** Prepares the container (probe, start the shell / tmux). */
+  start(): Promise<void>;
+  /** Runs one step; `onData` gets output text as it arrives. */
+  run(step: ReplayStep, onData?: (text: string) => void): Promise<StepRun>;
+  /** Starts the shell / tmux again after the container was replaced or restarted. */
+  restart(): Promise<void>;
+  /** Ends the shell / tmux (the container stays). */
+  close(): Promise<void>;
+}
+
+const STATE_DIR = '/tmp/.ti-replay';
+
+/** Fails with a clear message when the image lacks a program the mode needs. */
+async function probe(c: ReplayContainer, programs: string[]): Promise<void> {
+  const r = await c.exec(['sh', '-c', programs.map((p) => `command -v ${p} >/dev/null || echo "missing: ${p}"`).join('; ')], { timeoutSec: 30 });
+  if (r.exitCode === null || r.exitCode === 126 || r.exitCode === 127 || /missing:/.test(r.output)) {
+    const missing = r.output.match(/missing: \S+/g)?.map((m) => m.slice(9)) ?? ['sh'];
+    throw new Error(`the image lacks ${missing.join(', ')} (needed to replay in this mode)`);
+  }
+}
+
+/** One `docker exec` per step (mini-swe-agent semantics). */
+export class ExecExecutor implements Executor {
+  readonly mode = 'exec' as const;
+  constructor(private readonly c: ReplayContainer, private readonly plan: ReplayPlan) {}
+
+  async start(): Promise<void> {
+    await probe(this.c, ['bash']);
+  }
+
+  async run(step: ReplayStep, onData?: (text: string) => void): Promise<StepRun> {
+    const r = await this.c.exec(['bash', '-c', 'exec 2>&1; exec bash -lc "$1"', 'ti-replay', step.input], { workdir: this.plan.workdir, onData });
+    return { output: r.output, exitCode: r.exitCode, cwd: null, timedOut: r.timedOut, capped: r.capped, error: null };
+  }
+
+  async restart(): Promise<void> {}
+  async close(): Promise<void> {}
+}
+
+/** Shell-quotes a string for bash (single quotes). */
+export function shQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A persistent bash over a hijacked exec, steps delimited by nonce markers. */
+export class ShellExecutor implements Executor {
+  readonly mode = 'shell' as const;
+  private socket: (Readable & Writable) | null = null;
+  private buffer = '';
+  private ended = true;
+  private wake: (() => void) | null = null;
+  private decoder = new TextDecoder('utf-8');
+  private onData: ((t: string) => void) | null = null;
+  private bytes = 0;
+
+  constructor(private readonly c: ReplayContainer, private readonly plan: ReplayPlan) {}
+
+  async start(): Promise<void> {
+    await probe(this.c, ['bash']);
+    await this.restart();
+  }
+
+  async restart(): Promise<void> {
+    this.socket?.destroy();
+    const exec = await this.c.container.exec({
+      Cmd: ['bash', '--noprofile', '--norc'],
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      WorkingDir: this.plan.workdir ?? undefined,
+      Env: ['PS1=', 'PS2=', 'HISTFILE=/dev/null'],
+    });
+    const socket = (await exec.start({ hijack: true, stdin: true })) as unknown as Readable & Writable;
+    this.socket = socket;
+    this.buffer = '';
+    this.ended = false;
+    this.decoder = new TextDecoder('utf-8');
+    const sink = {
+      write: (b: Buffer) => {
+        this.bytes += b.length;
+        const t = this.decoder.decode(b, { stream: true });
+        this.buffer += t;
+        this.onData?.(t);
+        this.wake?.();
+        return true;
+      },
+      end: () => undefined,
+      on: () => sink,
+      once: () => sink,
+      emit: () => true,
+      removeListener: () => sink,
+    };
+    this.c.docker.modem.demuxStream(socket, sink as never, sink as never);
+    const end = () => {
+      this.ended = true;
+      this.wake?.();
+    };
+    socket.once('end', end);
+    socket.once('close', end);
+    socket.once('error', end);
+    // Restore the state saved after the last step (none on a fresh container).
+    const nonce = randomBytes(8).toString('hex');
+    socket.write(
+      `mkdir -p ${STATE_DIR}; [ -f ${STATE_DIR}/env ] && . ${STATE_DIR}/env >/dev/null 2>&1; [ -f ${STATE_DIR}/cwd ] && cd "$(cat ${STATE_DIR}/cwd)" 2>/dev/null; printf '\\036%s\\036\\n' ${nonce}\n`,
+    );
+    const got = await this.waitFor(new RegExp(`\\x1e${nonce}\\x1e\\n`), 30);
+    if (!got) throw new Error(`the replay shell did not start${this.buffer ? `: ${this.buffer.slice(0, 500)}` : ''}`);
+    this.buffer = '';
+  }
+
+  /** Waits until `re` matches the buffer, the shell ends, or `sec` pass. Returns the match or null. */
+  private async waitFor(re: RegExp, sec: number, cap = Infinity): Promise<RegExpExecArray | 'cap' | null> {
+    const deadline = Date.now() + sec * 1000;
+    for (;;) {
+      const m = re.exec(this.buffer);
+      if (m) return m;
+      if (this.bytes > cap) return 'cap';
+      if (this.ended) return null;
+      const left = deadline - Date.now();
+      if (left <= 0) return null;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      this.wake = null;
+    }
+  }
+
+  async run(step: ReplayStep, onData?: (text: string) => void): Promise<StepRun> {
+    if (!this.socket || this.ended) await this.restart();
+    const nonce = randomBytes(8).toString('hex');
+    const delim = `TI_EOF_${nonce}`;
+    const body = step.input.endsWith('\n') ? step.input : step.input + '\n';
+    this.buffer = '';
+    this.bytes = 0;
+    let sent = 0;
+    this.onData = (t) => {
+      // Do not stream the marker itself.
+      const i = t.indexOf('\x1e');
+      if (i >= 0) t = t.slice(0, i).replace(/\n$/, '');
+      if (t && sent < this.c.limits.outputCapBytes) onData?.(t);
+      sent += t.length;
+    };
+    this.socket!.write(
+      `cat > ${STATE_DIR}/step.sh <<'${delim}'\n${body}${delim}\n` +
+        `{ . ${STATE_DIR}/step.sh; } </dev/null 2>&1\n` +
+        `__ti_rc=$?; export -p > ${STATE_DIR}/env 2>/dev/null; pwd > ${STATE_DIR}/cwd; printf '\\n\\036%s %d %s\\036\\n' ${nonce} "$__ti_rc" "$PWD"\n`,
+    );
+    const m = await this.waitFor(new RegExp(`\\n\\x1e${nonce} (-?\\d+) ([^\\x1e]*)\\x1e\\n`), this.c.limits.stepTimeoutSec, this.c.limits.outputCapBytes);
+    this.onData = null;
+    if (m && m !== 'cap') {
+      // bash names the sourced file in its errors; the original shell ran the command directly.
+      const output = this.buffer.slice(0, m.index).replace(/\/tmp\/\.ti-replay\/step\.sh: line \d+: /g, 'bash: ');
+      this.buffer = this.buffer.slice(m.index + m[0].length);
+      return { output, exitCode: Number(m[1]), cwd: m[2], timedOut: false, capped: false, error: null };
+    }
+    const output = this.buffer.slice(0, this.c.limits.outputCapBytes);
+    if (this.ended && m === null) {
+      // The step ended the shell (`exit`, `exec`): restart it where the last step left off.
+      await this.restart();
+      return { output, exitCode: null, cwd: null, timedOut: false, capped: false, error: 'the command ended the shell (exit / exec); the shell was restarted' };
+    }
+    // Timeout or output cap: stop every process, then a fresh shell with the saved state.
+    await this.c.killAll();
+    await this.restart();
+    return { output, exitCode: null, cwd: null, timedOut: m === null, capped: m === 'cap', error: null };
+  }
+
+  async close(): Promise<void> {
+    this.socket?.end();
+    this.socket?.destroy();
+    this.socket = null;
+  }
+}
+
+/** tmux key names sent as keys (not literal text): Terminal-Bench `commands.txt` entries like `C-d`. */
+const KEY_NAME = /^(?:[CM]-.|[CM]-[A-Za-z]+|Enter|Escape|Tab|BSpace|Space|Up|Down|Left|Right|Home|End|PageUp|PageDown|PPage|NPage|F\d{1,2})$/;
+
+/** Keystrokes typed into tmux (Terminal-Bench, Harbor). */
+export class TmuxExecutor implements Executor {
+  readonly mode = 'tmux' as const;
+  private previous: string[] = [];
+
+  constructor(private readonly c: ReplayContainer, private readonly plan: ReplayPlan) {}
+
+  async start(): Promise<void> {
+    await probe(this.c, ['bash', 'tmux']);
+    await this.restart();
+  }
+
+  private async tmux(args: string[], timeoutSec = 30): Promise<string> {
+    const r = await this.c.exec(['tmux', ...args], { timeoutSec });
+    if (r.exitCode !== 0) throw new Error(`tmux ${args[0]} failed (${r.timedOut ? 'timeout' : `exit ${r.exitCode}`}): ${r.output.slice(0, 300)}`);
+    return r.output;
+  }
+
+  async restart(): Promise<void> {
+    const rc = [
+      `PS1='\\u@\\h:\\w\\$ '`,
+      `PROMPT_COMMAND='tmux wait-for -S ti-prompt'`,
+      'HISTFILE=/dev/null',
+      `mkdir -p ${STATE_DIR}`,
+      `[ -f ${STATE_DIR}/cwd ] && cd "$(cat ${STATE_DIR}/cwd)" 2>/dev/null`,
+      `trap 'pwd > ${STATE_DIR}/cwd' DEBUG`,
+    ].join('\n');
+    const setup = await this.c.exec(['sh', '-c', `mkdir -p ${STATE_DIR} && printf '%s\\n' "$1" > ${STATE_DIR}/rc`, 'sh', rc], { timeoutSec: 30 });
+    if (setup.exitCode !== 0) throw new Error(`could not prepare tmux: ${setup.output}`);
+    const { cols, rows } = this.plan.terminal;
+    await this.tmux(['kill-server']).catch(() => undefined);
+    await this.tmux([
+      'start-server', ';', 'set-option', '-g', 'history-limit', '50000', ';',
+      'new-session', '-d', '-x', String(cols), '-y', String(rows), '-s', 'ti', ...(this.plan.workdir ? ['-c', this.plan.workdir] : []),
+      `bash --noprofile --rcfile ${STATE_DIR}/rc -i`,
+    ]);
+    await this.tmux(['wait-for', 'ti-prompt'], this.c.limits.stepTimeoutSec);
+    this.previous = await this.capture();
+  }
+
+  private async capture(): Promise<string[]> {
+    const text = await this.tmux(['capture-pane', '-p', '-J', '-S', '-', '-t', 'ti']);
+    const lines = text.split('\n');
+    while (lines.length && lines[lines.length - 1].trim() === '') lines.pop();
+    return lines;
+  }
+
+  async run(step: ReplayStep, onData?: (text: string) => void): Promise<StepRun> {
+    const keys = step.input;
+    // One tmux invocation per batch of keys (`send-keys -l TEXT ; send-keys Enter ; …`): tmux drops
+    // commands over ~16 KB (Harbor #887), so batches stay under 8 000 characters.
+    const commands: string[][] = [];
+    let prompts = 0;
+    if (KEY_NAME.test(keys)) {
+      commands.push(['send-keys', '-t', 'ti', keys]);
+    } else {
+      const parts = keys.split('\n');
+      parts.forEach((part, i) => {
+        for (let at = 0; at < part.length; at += 4000) commands.push(['send-keys', '-t', 'ti', '-l', part.slice(at, at + 4000)]);
+        if (i < parts.length - 1) {
+          commands.push(['send-keys', '-t', 'ti', 'Enter']);
+          prompts++;
+        }
+      });
+    }
+    let batch: string[] = [];
+    let size = 0;
+    for (const c of commands) {
+      const len = c.reduce((n, a) => n + a.length + 1, 0);
+      if (batch.length && size + len > 8000) {
+        await this.tmux(batch);
+        batch = [];
+        size = 0;
+      }
+      batch.push(...(batch.length ? [';'] : []), ...c);
+      size += len;
+    }
+    if (batch.length) await this.tmux(batch);
+    let text: string;
+    if (prompts > 0) {
+      // Wait for one prompt per Enter, then capture, in one exec.
+      const r = await this.c.exec(['sh', '-c', 'i=0; while [ "$i" -lt "$1" ]; do tmux wait-for ti-prompt || exit 9; i=$((i+1)); done; exec tmux capture-pane -p -J -S - -t ti', 'sh', String(prompts)], { timeoutSec: this.c.limits.stepTimeoutSec });
+      if (r.timedOut || r.capped) {
+        // killAll already stopped every process (tmux included): start a fresh session in the saved cwd.
+        await this.restart();
+        return { output: r.output.slice(0, 0), exitCode: null, cwd: null, timedOut: r.timedOut, capped: r.capped, error: null };
+      }
+      if (r.exitCode !== 0) return { output: '', exitCode: null, cwd: null, timedOut: false, capped: false, error: `tmux failed: ${r.output.slice(0, 300)}` };
+      text = r.output;
+    } else {
+      await new Promise((r) => setTimeout(r, Math.min(step.waitSec ?? 1, this.c.limits.stepTimeoutSec) * 1000));
+      text = await this.tmux(['capture-pane', '-p', '-J', '-S', '-', '-t', 'ti']);
+    }
+    const now = text.split('\n');
+    while (now.length && now[now.length - 1].trim() === '') now.pop();
+    // The new part: from the last line of the previous capture (the prompt the keys were typed at).
+    const from = Math.max(0, this.previous.length - 1);
+    const output = now.slice(from).join('\n');
+    this.previous = now;
+    onData?.(output + '\n');
+    return { output, exitCode: null, cwd: null, timedOut: false, capped: false, error: null };
+  }
+
+  async close(): Promise<void> {
+    await this.tmux(['kill-server']).catch(() => undefined);
+  }
+}
+
+/** The executor for a plan's mode. */
+export function executorFor(c: ReplayContainer, plan: ReplayPlan): Executor {
+  switch (plan.mode) {
+    case 'exec':
+      return new ExecExecutor(c, plan);
+    case 'shell':
+      return new ShellExecutor(c, plan);
+    case 'tmux':
+      return new TmuxExecutor(c, plan);
+  }
+}

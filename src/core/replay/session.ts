@@ -1,0 +1,208 @@
+/**
+ * A replay session: one plan, one hardened container, one executor; steps run one at a time
+ * (Step, Continue, Run to here), Step back restores the snapshot taken before a step, Restart
+ * starts over from the image. Used by the CLI (headless) and the extension host (UI).
+ *
+ * Snapshots (`docker commit`, labelled) are taken lazily: only when `snapshots` is on, only before a
+ * step that follows a step that ran (before the first step the image itself is the snapshot), and
+ * never twice for the same state. Every container and snapshot image goes away in `dispose()`; a
+ * crashed owner's are removed by `sweepOrphans` at the next start.
+ */
+import type Docker from 'dockerode';
+import { compareStep, type StepComparison } from './compare';
+import { ensureImage, ReplayContainer, type PullProgress, type ReplayLimits } from './docker';
+import { executorFor, type Executor } from './executors';
+import type { NormalizationRule } from './normalize';
+import type { ReplayPlan } from './plan';
+
+/** Events a session reports while it runs. */
+export type ReplayEvent =
+  | { type: 'pull'; progress: PullProgress }
+  | { type: 'started'; containerId: string }
+  | { type: 'step-start'; planIndex: number; stepIndex: number; input: string }
+  | { type: 'output'; planIndex: number; text: string }
+  | { type: 'step-end'; result: StepComparison }
+  | { type: 'rewound'; planIndex: number }
+  | { type: 'error'; message: string };
+
+/** Options of a session. */
+export interface SessionOptions {
+  limits: ReplayLimits;
+  rules?: readonly NormalizationRule[];
+  /** Take a snapshot before each step so Step back works (UI); off for headless runs. */
+  snapshots?: boolean;
+  /** Label session id (random when omitted). */
+  session?: string;
+  onEvent?: (e: ReplayEvent) => void;
+}
+
+/** Runs one plan in one container. Not re-entrant: each call waits for the previous one (`busy`). */
+export class ReplaySession {
+  private container: ReplayContainer | null = null;
+  private executor: Executor | null = null;
+  /** Comparison per plan step; undefined = not run yet. */
+  readonly results: Array<StepComparison | undefined>;
+  /** Plan index of the next step to run. */
+  next = 0;
+  /** Snapshot image to restore for "state before plan step i". */
+  private snapshotBefore = new Map<number, string>();
+  private stopRequested = false;
+  busy = false;
+
+  constructor(readonly plan: ReplayPlan, readonly docker: Docker, readonly options: SessionOptions) {
+    this.results = new Array(plan.steps.length).fill(undefined);
+  }
+
+  private emit(e: ReplayEvent): void {
+    try {
+      this.options.onEvent?.(e);
+    } catch {
+      /* a listener's failure never stops the replay */
+    }
+  }
+
+  /** Plan index of the first divergence, or -1. */
+  get firstDivergence(): number {
+    return this.results.findIndex((r) => r?.status === 'differs');
+  }
+
+  /** True when every step has run. */
+  get done(): boolean {
+    return this.next >= this.plan.steps.length;
+  }
+
+  /** Pulls the image if needed, creates the container, starts the executor. */
+  async start(signal?: AbortSignal): Promise<void> {
+    await ensureImage(this.docker, this.plan.image, (progress) => this.emit({ type: 'pull', progress }), signal);
+    this.container = await ReplayContainer.start(this.docker, this.plan.image, { workdir: this.plan.workdir, limits: this.options.limits, session: this.options.session });
+    this.emit({ type: 'started', containerId: this.container.id });
+    this.executor = executorFor(this.container, this.plan);
+    try {
+      await this.executor.start();
+    } catch (e) {
+      await this.dispose();
+      throw e;
+    }
+    this.snapshotBefore.set(0, this.plan.image);
+  }
+
+  /** Container id, once started. */
+  get containerId(): string | null {
+    return this.container?.id ?? null;
+  }
+
+  /** Label session id (for tests and sweeps). */
+  get sessionId(): string | null {
+    return this.container?.session ?? null;
+  }
+
+  private async guard<T>(f: () => Promise<T>): Promise<T> {
+    if (this.busy) throw new Error('the replay is busy with another step');
+    if (!this.container || !this.executor) throw new Error('the replay is not started');
+    this.busy = true;
+    try {
+      return await f();
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async runOne(): Promise<StepComparison> {
+    const i = this.next;
+    const step = this.plan.steps[i];
+    if (this.options.snapshots && step.replayable && !this.snapshotBefore.has(i)) {
+      this.snapshotBefore.set(i, await this.container!.snapshot(`step-${i}`));
+    }
+    this.emit({ type: 'step-start', planIndex: i, stepIndex: step.stepIndex, input: step.input });
+    const run = step.replayable ? await this.executor!.run(step, (text) => this.emit({ type: 'output', planIndex: i, text })) : null;
+    const first = this.firstDivergence;
+    const result = await compareStep(this.plan, i, run, { rules: this.options.rules, stateMayDiffer: first >= 0 && first < i });
+    this.results[i] = result;
+    this.next = i + 1;
+    // Until a replayable step runs, the state is unchanged: the same snapshot serves.
+    if (!step.replayable && this.snapshotBefore.has(i)) this.snapshotBefore.set(i + 1, this.snapshotBefore.get(i)!);
+    this.emit({ type: 'step-end', result });
+    return result;
+  }
+
+  /** Runs the next step. @returns its comparison, or null when all steps ran */
+  step(): Promise<StepComparison | null> {
+    return this.guard(async () => (this.done ? null : this.runOne()));
+  }
+
+  /**
+   * Runs steps until plan index `last` (inclusive), the end, or `stop()`.
+   * @param stopAtDivergence stop after the first step that differs
+   */
+  runTo(last = this.plan.steps.length - 1, stopAtDivergence = false): Promise<StepComparison[]> {
+    return this.guard(async () => {
+      this.stopRequested = false;
+      const out: StepComparison[] = [];
+      while (!this.done && this.next <= last && !this.stopRequested) {
+        const r = await this.runOne();
+        out.push(r);
+        if (stopAtDivergence && r.status === 'differs') break;
+      }
+      return out;
+    });
+  }
+
+  /** Asks a running `runTo` to stop after the current step. */
+  stop(): void {
+    this.stopRequested = true;
+  }
+
+  /**
+   * Goes back one step: restores the snapshot taken before the last run step and forgets the
+   * results from there on. @throws when snapshots are off or nothing ran
+   */
+  stepBack(): Promise<void> {
+    let i = this.next - 1;
+    // Skip back over steps that were not replayed (no state change).
+    while (i > 0 && !this.plan.steps[i].replayable) i--;
+    if (i < 0) return Promise.reject(new Error('nothing to step back from'));
+    return this.rewindTo(i);
+  }
+
+  /**
+   * Restores the state before plan step `i` (a snapshot taken then, or the image for step 0) and
+   * forgets the results from `i` on; `next` becomes `i`. @throws when no snapshot exists for `i`
+   */
+  rewindTo(i: number): Promise<void> {
+    return this.guard(async () => {
+      if (i < 0 || i > this.next) throw new Error(`cannot rewind to step ${i + 1}: only ${this.next} ran`);
+      const image = this.snapshotBefore.get(i);
+      if (!image) throw new Error('no snapshot before this step (snapshots are off)');
+      await this.executor!.close();
+      await this.container!.restore(image);
+      await this.executor!.restart();
+      for (let k = i; k < this.results.length; k++) this.results[k] = undefined;
+      // Snapshots after `i` belong to the abandoned run (their images go at dispose).
+      for (const k of [...this.snapshotBefore.keys()]) if (k > i) this.snapshotBefore.delete(k);
+      this.next = i;
+      this.emit({ type: 'rewound', planIndex: i });
+    });
+  }
+
+  /** Starts over from the image: a fresh container, no results. */
+  restart(): Promise<void> {
+    return this.guard(async () => {
+      await this.executor!.close();
+      await this.container!.restore(this.plan.image);
+      await this.executor!.restart();
+      this.results.fill(undefined);
+      for (const k of [...this.snapshotBefore.keys()]) if (k > 0) this.snapshotBefore.delete(k);
+      this.next = 0;
+      this.emit({ type: 'rewound', planIndex: 0 });
+    });
+  }
+
+  /** Removes the container and every snapshot image of the session. Never throws. */
+  async dispose(): Promise<void> {
+    this.stopRequested = true;
+    await this.executor?.close().catch(() => undefined);
+    await this.container?.dispose();
+    this.executor = null;
+    this.container = null;
+  }
+}

@@ -1,0 +1,484 @@
+/**
+ * Replay in the editor: one session per timeline rollout (core/replay/session), driven by the
+ * timeline's replay bar, the commands and the "▸ replay" CodeLens on the raw file; live output in a
+ * Pseudoterminal; per-step status in the timeline and as decorations on the raw file; "Show diff"
+ * opens vscode.diff of recorded vs replayed (normalised) output.
+ *
+ * Trust: nothing runs in an untrusted workspace; the first replay of a rollout (per image and
+ * command list) shows the image and the commands in a modal and asks. Cleanup: every session's
+ * container and snapshots go when its terminal closes or the extension deactivates; at activation
+ * a sweep removes what a crashed extension host left (by label, owner process gone).
+ */
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { StepComparison } from '../../core/replay/compare';
+import { connect, DockerUnavailableError, sweepOrphans } from '../../core/replay/docker';
+import { buildPlan, ReplayPlanError, type ReplayPlan } from '../../core/replay/plan';
+import { ReplaySession } from '../../core/replay/session';
+import type { Rollout } from '../../core/model';
+import type { ReplayControlMessage, ReplayStateMessage, ReplayStepView } from '../../shared/protocol';
+import type { TimelineEditorProvider, TimelinePanel } from '../timelineEditor';
+import { setReplayHook } from './hook';
+import { readReplayConfig, REPLAY_SCHEME, ReplayDocuments, ReplayTerminal } from './parts';
+
+const CONFIRMED_KEY = 'trajectoryInspector.replay.confirmed';
+
+/** A replay of one rollout. */
+interface HostReplay {
+  key: string;
+  rollout: Rollout;
+  rolloutIndex: number;
+  plan: ReplayPlan;
+  session: ReplaySession | null;
+  terminal: vscode.Terminal | null;
+  pty: ReplayTerminal | null;
+  phase: ReplayStateMessage['phase'];
+  running: number | null;
+  message: string | null;
+  panels: Set<TimelinePanel>;
+}
+
+function keyOf(r: Rollout): string {
+  return createHash('sha1').update(`${r.source.path}\n${r.id}`).digest('hex').slice(0, 12);
+}
+
+/** Per rollout step: the worst of its commands' verdicts. */
+function stepViews(h: HostReplay): ReplayStepView[] {
+  const by = new Map<number, ReplayStepView>();
+  h.plan.steps.forEach((ps, i) => {
+    const r = h.session?.results[i];
+    const cur = by.get(ps.stepIndex);
+    const status: ReplayStepView['status'] = h.running === i ? 'running' : r ? r.status : 'pending';
+    const rank = { running: 4, differs: 3, pending: 2, same: 1, 'not-replayable': 0 } as const;
+    if (!cur || rank[status] > rank[cur.status]) {
+      by.set(ps.stepIndex, {
+        stepIndex: ps.stepIndex,
+        status,
+        summary: r?.summary ?? (ps.replayable ? '' : (ps.reason ?? 'not replayable')),
+        stateMayDiffer: r?.stateMayDiffer ?? cur?.stateMayDiffer ?? false,
+        hasDiff: !!r?.replayed || !!cur?.hasDiff,
+      });
+    } else if (r?.replayed) {
+      cur.hasDiff = true;
+    }
+  });
+  return [...by.values()];
+}
+
+/** The replay controller: hook for the timelines, commands, CodeLens, decorations. */
+export class ReplayController implements vscode.Disposable, vscode.CodeLensProvider {
+  private readonly replays = new Map<string, HostReplay>();
+  private readonly docs = new ReplayDocuments();
+  private readonly disposables: vscode.Disposable[] = [];
+  /** Files shown in a timeline (for the CodeLens), by path. */
+  private readonly known = new Map<string, TimelinePanel>();
+  private readonly lensEmitter = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.lensEmitter.event;
+  private readonly deco = {
+    same: vscode.window.createTextEditorDecorationType({ after: { color: new vscode.ThemeColor('testing.iconPassed'), margin: '0 0 0 2em' } }),
+    differs: vscode.window.createTextEditorDecorationType({ after: { color: new vscode.ThemeColor('testing.iconFailed'), margin: '0 0 0 2em' } }),
+    other: vscode.window.createTextEditorDecorationType({ after: { color: new vscode.ThemeColor('descriptionForeground'), margin: '0 0 0 2em' } }),
+  };
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly timelines: TimelineEditorProvider,
+    private readonly output: vscode.LogOutputChannel,
+  ) {
+    setReplayHook(this);
+    this.disposables.push(
+      vscode.workspace.registerTextDocumentContentProvider(REPLAY_SCHEME, this.docs),
+      vscode.languages.registerCodeLensProvider({ scheme: 'file' }, this),
+      vscode.window.onDidChangeVisibleTextEditors(() => this.decorateAll()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.known.forEach((p) => this.resend(p))),
+      this.docs,
+      this.lensEmitter,
+      ...Object.values(this.deco),
+    );
+    const cmd = (name: string, f: (...args: unknown[]) => unknown) => this.disposables.push(vscode.commands.registerCommand(`trajectoryInspector.replay.${name}`, f));
+    for (const action of ['start', 'step', 'continue', 'stepBack', 'stop', 'restart'] as const) {
+      cmd(action, () => {
+        const p = this.timelines.activePanel;
+        if (!p) return void vscode.window.showInformationMessage('Open a rollout in the timeline to replay it.');
+        return this.onMessage(p, { type: 'replay', action, rolloutIndex: p.rolloutIndex });
+      });
+    }
+    cmd('runToStep', (file: unknown, rolloutIndex: unknown, stepIndex: unknown) => {
+      const p = typeof file === 'string' ? this.known.get(file) : undefined;
+      if (!p || typeof rolloutIndex !== 'number' || typeof stepIndex !== 'number') return;
+      return this.onMessage(p, { type: 'replay', action: 'runTo', rolloutIndex, stepIndex });
+    });
+    cmd('cleanup', () => this.sweep(true));
+    void this.sweep(false);
+  }
+
+  /** Removes leftovers of dead extension hosts (or, with `all`, every replay container not in use here). */
+  private async sweep(all: boolean): Promise<void> {
+    try {
+      const docker = await connect(readReplayConfig().target, 2000);
+      const r = await sweepOrphans(docker);
+      let extra = 0;
+      if (all) {
+        // Containers of this window that no live session uses any more.
+        const live = new Set([...this.replays.values()].map((h) => h.session?.sessionId).filter(Boolean));
+        const list = await docker.listContainers({ all: true, filters: { label: ['trajectory-inspector.replay=1'] } });
+        for (const c of list) {
+          const owner = c.Labels?.['trajectory-inspector.replay.owner'] ?? '';
+          if (owner.endsWith(`:${process.pid}`) && !live.has(c.Labels?.['trajectory-inspector.replay.session'])) {
+            await docker.getContainer(c.Id).remove({ force: true }).then(() => extra++, () => undefined);
+          }
+        }
+        void vscode.window.showInformationMessage(`Trajectory Inspector: removed ${r.containers + extra} replay container(s) and ${r.images} snapshot image(s).`);
+      }
+      if (r.containers || r.images) this.output.info(`replay: swept ${r.containers} container(s) and ${r.images} snapshot image(s) left by a closed extension host`);
+    } catch (e) {
+      this.output.info(`replay: no sweep (${(e as Error).message})`);
+      if (all) void vscode.window.showWarningMessage((e as Error).message);
+    }
+  }
+
+  // ------------------------------------------------------------ timeline hook
+
+  resend(panel: TimelinePanel): void {
+    const r = panel.rollout;
+    if (!r) return;
+    this.known.set(r.source.path, panel);
+    this.lensEmitter.fire();
+    const h = this.replays.get(keyOf(r));
+    if (h) h.panels.add(panel);
+    panel.postMessage(this.stateOf(panel, r, h));
+  }
+
+  private stateOf(panel: TimelinePanel, r: Rollout, h: HostReplay | undefined): ReplayStateMessage {
+    let plan: ReplayPlan | null = h?.plan ?? null;
+    let reason: string | null = null;
+    if (!vscode.workspace.isTrusted) reason = 'Replay runs commands in a container: it needs a trusted workspace.';
+    if (!plan) {
+      try {
+        plan = buildPlan(r, { image: 'unset' });
+      } catch (e) {
+        reason ??= (e as Error).message;
+      }
+    }
+    const s = h?.session;
+    const first = s ? s.firstDivergence : -1;
+    return {
+      type: 'replayState',
+      rolloutIndex: panel.rolloutIndex,
+      rolloutId: r.id,
+      available: reason === null,
+      reason,
+      phase: h?.phase ?? 'idle',
+      image: h?.plan.image ?? null,
+      mode: plan?.mode ?? null,
+      next: s && !s.done ? h!.plan.steps[s.next].stepIndex : null,
+      replayable: [...new Set(plan?.steps.filter((x) => x.replayable).map((x) => x.stepIndex) ?? [])],
+      steps: h ? stepViews(h) : [],
+      firstDivergence: first >= 0 ? h!.plan.steps[first].stepIndex : null,
+      message: h?.message ?? null,
+      canStepBack: !!s && s.next > 0 && readReplayConfig().snapshots,
+    };
+  }
+
+  private update(h: HostReplay): void {
+    for (const p of [...h.panels]) {
+      if (p.isDisposed) {
+        h.panels.delete(p);
+        continue;
+      }
+      if (p.rollout && keyOf(p.rollout) === h.key) p.postMessage(this.stateOf(p, p.rollout, h));
+    }
+    this.decorateAll();
+  }
+
+  async onMessage(panel: TimelinePanel, m: ReplayControlMessage): Promise<void> {
+    const r = panel.loadedFile?.rollouts[m.rolloutIndex];
+    if (!r) return;
+    if (m.action === 'stop') {
+      this.replays.get(keyOf(r))?.session?.stop();
+      return;
+    }
+    if (m.action === 'close') {
+      await this.close(keyOf(r));
+      this.resend(panel);
+      return;
+    }
+    if (m.action === 'showDiff') return this.showDiff(r, m.stepIndex!);
+    if (!vscode.workspace.isTrusted) {
+      void vscode.window.showWarningMessage('Trajectory Inspector: replay runs the rollout\'s commands in a container, so it needs a trusted workspace.', 'Manage Workspace Trust').then((b) => {
+        if (b) void vscode.commands.executeCommand('workbench.trust.manage');
+      });
+      return;
+    }
+    let h: HostReplay | null | undefined = this.replays.get(keyOf(r));
+    if (!h || !h.session) {
+      if (m.action === 'stepBack') return;
+      h = await this.begin(panel, r, m.rolloutIndex);
+      if (!h) return;
+    }
+    h.panels.add(panel);
+    const s = h.session!;
+    if (s.busy) {
+      void vscode.window.showInformationMessage('The replay is still running a step (Stop, or Ctrl+C in its terminal).');
+      return;
+    }
+    h.terminal?.show(true);
+    try {
+      switch (m.action) {
+        case 'start':
+          break;
+        case 'step':
+          h.phase = 'running';
+          this.update(h);
+          await s.step();
+          break;
+        case 'continue':
+          h.phase = 'running';
+          this.update(h);
+          await s.runTo();
+          break;
+        case 'runTo': {
+          const last = h.plan.steps.reduce((acc, x, i) => (x.stepIndex <= m.stepIndex! ? i : acc), -1);
+          h.phase = 'running';
+          this.update(h);
+          if (last >= s.next) await s.runTo(last);
+          else if (last + 1 < s.next && readReplayConfig().snapshots) {
+            // Already past it: go back to the state right after it (the snapshot before the next step).
+            await s.rewindTo(last + 1);
+            h.pty?.note(`↶ back to after step #${m.stepIndex! + 1} (snapshot restored)`);
+          }
+          break;
+        }
+        case 'stepBack':
+          await s.stepBack();
+          h.pty?.note(`↶ back to before step #${h.plan.steps[s.next].stepIndex + 1} (snapshot restored)`);
+          break;
+        case 'restart':
+          await s.restart();
+          h.pty?.note('↻ restarted from the image');
+          break;
+      }
+      h.message = null;
+    } catch (e) {
+      h.message = (e as Error).message;
+      h.pty?.note(`error: ${h.message}`);
+      void vscode.window.showErrorMessage(`Trajectory Inspector replay: ${h.message}`);
+    } finally {
+      h.running = null;
+      h.phase = s.done ? 'done' : 'ready';
+      this.update(h);
+    }
+    if (s.done && (m.action === 'continue' || m.action === 'step' || m.action === 'runTo')) {
+      const diverged = s.results.filter((x) => x?.status === 'differs').length;
+      const first = s.firstDivergence;
+      void vscode.window.showInformationMessage(
+        first < 0 ? `Replay finished: every step matches the recording.` : `Replay finished: ${diverged} step(s) differ, first at step #${h.plan.steps[first].stepIndex + 1}.`,
+      );
+    }
+  }
+
+  /** Plans, confirms, connects and starts a replay. Returns null when the user declined or it failed (with a message). */
+  private async begin(panel: TimelinePanel, r: Rollout, rolloutIndex: number): Promise<HostReplay | null> {
+    const cfg = readReplayConfig(vscode.Uri.file(r.source.path));
+    for (const w of cfg.warnings) void vscode.window.showWarningMessage(`Trajectory Inspector: ${w}`);
+    const base = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(r.source.path))?.uri.fsPath;
+    let plan: ReplayPlan;
+    try {
+      plan = buildPlan(r, { imageByFolder: cfg.imageByFolder, baseDir: base, defaultImage: cfg.image });
+    } catch (e) {
+      if (!(e instanceof ReplayPlanError) || e.code !== 'no-image') {
+        void vscode.window.showErrorMessage(`Trajectory Inspector: ${(e as Error).message}`);
+        return null;
+      }
+      const image = await vscode.window.showInputBox({
+        title: 'Replay: container image',
+        prompt: `${path.basename(r.source.path)} does not name the image it ran in. Which image should replay it? (Set trajectoryInspector.replay.image or .imageByFolder to skip this question.)`,
+        placeHolder: 'e.g. python:3.12-slim or a local image name',
+        ignoreFocusOut: true,
+        validateInput: (v) => (/^[\w][\w.\-/:@]*$/.test(v.trim()) ? null : 'an image reference: name[:tag] or name@sha256:…'),
+      });
+      if (!image) return null;
+      plan = buildPlan(r, { image: image.trim() });
+    }
+    if (!(await this.confirm(plan))) return null;
+    const key = keyOf(r);
+    const h: HostReplay = { key, rollout: r, rolloutIndex, plan, session: null, terminal: null, pty: null, phase: 'starting', running: null, message: null, panels: new Set([panel]) };
+    this.replays.set(key, h);
+    this.update(h);
+    h.pty = new ReplayTerminal(
+      () => h.session?.stop(),
+      () => void this.close(key),
+    );
+    h.terminal = vscode.window.createTerminal({ name: `Replay: ${path.basename(r.source.path)}`, pty: h.pty, iconPath: new vscode.ThemeIcon('debug-rerun') });
+    h.terminal.show(true);
+    h.pty.note(`image ${plan.image} · ${plan.mode} mode · no network · ${cfg.limits.memoryMiB} MiB, ${cfg.limits.cpus} CPU, ${cfg.limits.pids} pids · step timeout ${cfg.limits.stepTimeoutSec} s`);
+    try {
+      const docker = await connect(cfg.target);
+      const session = new ReplaySession(plan, docker, {
+        limits: cfg.limits,
+        rules: cfg.rules,
+        snapshots: cfg.snapshots,
+        onEvent: (e) => {
+          switch (e.type) {
+            case 'pull':
+              break;
+            case 'started':
+              h.pty?.note(`container ${e.containerId.slice(0, 12)} started`);
+              break;
+            case 'step-start':
+              h.running = e.planIndex;
+              h.pty?.stepHeader(e.stepIndex, e.input);
+              this.update(h);
+              break;
+            case 'output':
+              h.pty?.write(e.text);
+              break;
+            case 'step-end':
+              h.running = null;
+              h.pty?.stepResult(e.result);
+              this.update(h);
+              break;
+            case 'rewound':
+              this.update(h);
+              break;
+            case 'error':
+              h.pty?.note(e.message);
+              break;
+          }
+        },
+      });
+      h.session = session;
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Replay: starting ${plan.image}`, cancellable: true },
+        async (progress, token) => {
+          const ac = new AbortController();
+          token.onCancellationRequested(() => ac.abort());
+          const sub = session.options.onEvent;
+          session.options.onEvent = (e) => {
+            if (e.type === 'pull') progress.report({ message: e.progress.total ? `${e.progress.status} ${Math.round((100 * e.progress.current) / e.progress.total)}%` : e.progress.status });
+            sub?.(e);
+          };
+          await session.start(ac.signal);
+          session.options.onEvent = sub;
+        },
+      );
+      h.phase = 'ready';
+      this.update(h);
+      return h;
+    } catch (e) {
+      const msg = (e as Error).message;
+      h.pty.note(`error: ${msg}`);
+      await this.close(key, false);
+      const actions = e instanceof DockerUnavailableError ? ['Open Settings'] : [];
+      void vscode.window.showErrorMessage(`Trajectory Inspector replay: ${msg}`, ...actions).then((b) => {
+        if (b) void vscode.commands.executeCommand('workbench.action.openSettings', 'trajectoryInspector.replay.docker');
+      });
+      this.resend(panel);
+      return null;
+    }
+  }
+
+  /** The first replay of a rollout (per image and commands) shows what will run and asks. */
+  private async confirm(plan: ReplayPlan): Promise<boolean> {
+    const commands = plan.steps.filter((s) => s.replayable).map((s) => s.input.replace(/\n$/, ''));
+    const digest = createHash('sha256').update(JSON.stringify([plan.sourcePath, plan.rolloutId, plan.image, commands])).digest('hex');
+    const confirmed = this.context.globalState.get<string[]>(CONFIRMED_KEY, []);
+    if (confirmed.includes(digest)) return true;
+    const shown = commands.slice(0, 30).map((c) => `$ ${c.length > 160 ? c.slice(0, 160) + '…' : c.replace(/\n/g, '⏎')}`);
+    const detail =
+      `Image: ${plan.image} (from ${plan.imageSource})\nMode: ${plan.mode}. No network, all capabilities dropped, limits from your user settings.\n\n` +
+      `${commands.length} command(s) will run:\n${shown.join('\n')}${commands.length > shown.length ? `\n… and ${commands.length - shown.length} more` : ''}`;
+    const answer = await vscode.window.showWarningMessage(`Replay ${path.basename(plan.sourcePath)} in a container?`, { modal: true, detail }, 'Replay');
+    if (answer !== 'Replay') return false;
+    await this.context.globalState.update(CONFIRMED_KEY, [...confirmed.slice(-199), digest]);
+    return true;
+  }
+
+  private async close(key: string, endTerminal = true): Promise<void> {
+    const h = this.replays.get(key);
+    if (!h) return;
+    this.replays.delete(key);
+    await h.session?.dispose();
+    h.session = null;
+    h.phase = 'idle';
+    if (endTerminal) h.pty?.end();
+    for (const p of h.panels) if (!p.isDisposed) this.resend(p);
+    this.decorateAll();
+  }
+
+  private async showDiff(r: Rollout, stepIndex: number): Promise<void> {
+    const h = this.replays.get(keyOf(r));
+    const results = (h?.session?.results ?? []).filter((x): x is StepComparison => !!x && x.stepIndex === stepIndex && !!x.replayed);
+    const c = results.find((x) => x.status === 'differs') ?? results[0];
+    if (!h || !c) {
+      void vscode.window.showInformationMessage(`Step #${stepIndex + 1} has not been replayed yet.`);
+      return;
+    }
+    const { recorded, replayed } = this.docs.put(h.key, c);
+    await vscode.commands.executeCommand('vscode.diff', recorded, replayed, `Step #${stepIndex + 1}: recorded ↔ replayed (${c.summary})`, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  }
+
+  // ------------------------------------------------------------ raw file: CodeLens and decorations
+
+  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+    const panel = this.known.get(doc.uri.fsPath);
+    const r = panel?.rollout;
+    if (!panel || !r || panel.isDisposed || !vscode.workspace.isTrusted) return [];
+    let plan: ReplayPlan;
+    try {
+      plan = this.replays.get(keyOf(r))?.plan ?? buildPlan(r, { image: 'unset' });
+    } catch {
+      return [];
+    }
+    const lenses: vscode.CodeLens[] = [];
+    const seen = new Set<number>();
+    for (const ps of plan.steps) {
+      const step = r.steps[ps.stepIndex];
+      if (!ps.replayable || seen.has(ps.stepIndex) || !step?.range || (step.file && step.file !== doc.uri.fsPath)) continue;
+      seen.add(ps.stepIndex);
+      const at = doc.positionAt(step.range.start);
+      lenses.push(new vscode.CodeLens(new vscode.Range(at, at), { title: `▸ replay to step #${ps.stepIndex + 1}`, command: 'trajectoryInspector.replay.runToStep', arguments: [doc.uri.fsPath, panel.rolloutIndex, ps.stepIndex] }));
+    }
+    return lenses;
+  }
+
+  private decorateAll(): void {
+    for (const editor of vscode.window.visibleTextEditors) {
+      if (editor.document.uri.scheme !== 'file') continue;
+      const same: vscode.DecorationOptions[] = [];
+      const differs: vscode.DecorationOptions[] = [];
+      const other: vscode.DecorationOptions[] = [];
+      for (const h of this.replays.values()) {
+        if (h.rollout.source.path !== editor.document.uri.fsPath) continue;
+        for (const v of stepViews(h)) {
+          const step = h.rollout.steps[v.stepIndex];
+          if (!step?.range || v.status === 'pending') continue;
+          const line = editor.document.lineAt(editor.document.positionAt(step.range.start).line);
+          const text = `replay: ${v.status}${v.summary && v.status !== 'same' ? ` — ${v.summary}` : ''}${v.stateMayDiffer ? ' (state may differ)' : ''}`;
+          const opt = { range: line.range, renderOptions: { after: { contentText: text } } };
+          (v.status === 'same' ? same : v.status === 'differs' ? differs : other).push(opt);
+        }
+      }
+      editor.setDecorations(this.deco.same, same);
+      editor.setDecorations(this.deco.differs, differs);
+      editor.setDecorations(this.deco.other, other);
+    }
+  }
+
+  /** Ends every replay (containers and snapshots removed). */
+  async disposeAsync(): Promise<void> {
+    await Promise.all([...this.replays.keys()].map((k) => this.close(k)));
+  }
+
+  dispose(): void {
+    setReplayHook(null);
+    void this.disposeAsync();
+    while (this.disposables.length) this.disposables.pop()?.dispose();
+  }
+}
+
+/** Creates the replay controller (composition root calls this once). */
+export function registerReplay(context: vscode.ExtensionContext, timelines: TimelineEditorProvider, output: vscode.LogOutputChannel): ReplayController {
+  return new ReplayController(context, timelines, output);
+}

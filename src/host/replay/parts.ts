@@ -1,0 +1,171 @@
+/**
+ * VS Code pieces of replay: settings (machine-scoped limits read from user / machine values only),
+ * the live Pseudoterminal with step boundaries, and the virtual documents that "Show diff" opens.
+ */
+import * as vscode from 'vscode';
+import type { StepComparison } from '../../core/replay/compare';
+import type { DockerTarget, ReplayLimits } from '../../core/replay/docker';
+import { DEFAULT_RULES, compileRules, type NormalizationRule } from '../../core/replay/normalize';
+import { DEFAULT_REPLAY_IMAGE, DEFAULT_REPLAY_LIMITS, DEFAULT_REPLAY_SNAPSHOTS } from '../../shared/settings';
+
+/** Replay settings as the controller uses them. */
+export interface ReplayConfig {
+  image: string | null;
+  imageByFolder: Record<string, string>;
+  target: DockerTarget;
+  limits: ReplayLimits;
+  snapshots: boolean;
+  rules: NormalizationRule[];
+  /** Problems with the user's settings (bad regex), shown once. */
+  warnings: string[];
+}
+
+/**
+ * A setting's value from the user / machine level only: workspace and folder values are ignored
+ * (defence in depth besides `"scope": "machine"`), so a cloned repository cannot loosen limits.
+ */
+function userOnly<T>(c: vscode.WorkspaceConfiguration, key: string, fallback: T, ok: (v: unknown) => boolean): T {
+  const i = c.inspect<unknown>(key);
+  const v = i?.globalValue ?? i?.defaultValue;
+  return ok(v) ? (v as T) : fallback;
+}
+
+const posNum = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0;
+
+/** Reads the replay settings for a rollout file. Workspace values of image / rules count only in a trusted workspace. */
+export function readReplayConfig(scope?: vscode.Uri): ReplayConfig {
+  const c = vscode.workspace.getConfiguration('trajectoryInspector.replay', scope);
+  const trusted = vscode.workspace.isTrusted;
+  const pick = <T>(key: string, fallback: T, ok: (v: unknown) => boolean): T => {
+    if (!trusted) return userOnly(c, key, fallback, ok);
+    const v = c.get<unknown>(key);
+    return ok(v) ? (v as T) : fallback;
+  };
+  const image = pick<string>('image', DEFAULT_REPLAY_IMAGE, (v) => typeof v === 'string');
+  const byFolder = pick<Record<string, unknown>>('imageByFolder', {}, (v) => typeof v === 'object' && v !== null && !Array.isArray(v));
+  const rulesRaw = pick<unknown[]>('normalizationRules', [], Array.isArray);
+  const userRules = rulesRaw.filter(
+    (r): r is NormalizationRule => !!r && typeof r === 'object' && typeof (r as NormalizationRule).name === 'string' && typeof (r as NormalizationRule).pattern === 'string' && typeof (r as NormalizationRule).replacement === 'string',
+  );
+  const { errors } = compileRules(userRules);
+  const socket = userOnly<string>(c, 'dockerSocket', '', (v) => typeof v === 'string');
+  const host = userOnly<string>(c, 'dockerHost', '', (v) => typeof v === 'string');
+  return {
+    image: image || null,
+    imageByFolder: Object.fromEntries(Object.entries(byFolder).filter(([, v]) => typeof v === 'string')) as Record<string, string>,
+    target: { socketPath: socket || null, dockerHost: host || null },
+    limits: {
+      memoryMiB: userOnly(c, 'memoryMiB', DEFAULT_REPLAY_LIMITS.memoryMiB, posNum),
+      cpus: userOnly(c, 'cpus', DEFAULT_REPLAY_LIMITS.cpus, posNum),
+      pids: userOnly(c, 'pids', DEFAULT_REPLAY_LIMITS.pids, posNum),
+      stepTimeoutSec: userOnly(c, 'stepTimeoutSec', DEFAULT_REPLAY_LIMITS.stepTimeoutSec, posNum),
+      outputCapBytes: userOnly(c, 'outputCapBytes', DEFAULT_REPLAY_LIMITS.outputCapBytes, posNum),
+    },
+    snapshots: userOnly(c, 'snapshots', DEFAULT_REPLAY_SNAPSHOTS, (v) => typeof v === 'boolean'),
+    rules: [...DEFAULT_RULES, ...userRules.filter((r) => !errors.some((e) => e.name === r.name))],
+    warnings: errors.map((e) => `normalisation rule ${e.name}: ${e.message}`),
+  };
+}
+
+/** Control characters shown as `^X`, so rollout text (a command, a cwd) cannot drive the terminal. */
+function visible(s: string): string {
+  return s.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) => (c === '\x7f' ? '^?' : `^${String.fromCharCode(c.charCodeAt(0) + 64)}`));
+}
+
+/**
+ * The live terminal of a replay: step boundaries as coloured header lines, output as it arrives
+ * (`\n` → `\r\n`), each step's verdict. Writes before `open()` are buffered (VS Code drops them).
+ * Ctrl-C stops a running Continue.
+ */
+export class ReplayTerminal implements vscode.Pseudoterminal {
+  private readonly writeEmitter = new vscode.EventEmitter<string>();
+  private readonly closeEmitter = new vscode.EventEmitter<void>();
+  readonly onDidWrite = this.writeEmitter.event;
+  readonly onDidClose = this.closeEmitter.event;
+  private pending: string[] | null = [];
+  private lastWasNewline = true;
+
+  constructor(private readonly onInterrupt: () => void, private readonly onClosed: () => void) {}
+
+  open(): void {
+    const p = this.pending ?? [];
+    this.pending = null;
+    for (const s of p) this.writeEmitter.fire(s);
+  }
+
+  close(): void {
+    this.onClosed();
+  }
+
+  handleInput(data: string): void {
+    if (data === '\x03') this.onInterrupt();
+  }
+
+  /**
+   * Writes text as a terminal expects it (CRLF). Colours and cursor moves from the container pass
+   * through; OSC / DCS / APC / PM strings (window titles, hyperlinks, clipboard writes such as
+   * OSC 52) are dropped: the output is untrusted.
+   */
+  write(text: string): void {
+    if (!text) return;
+    const t = text.replace(/\x1b[\]P_^][^\x07\x1b]*(?:\x07|\x1b\\)?/g, '').replace(/\r?\n/g, '\r\n');
+    this.lastWasNewline = t.endsWith('\n');
+    if (this.pending) this.pending.push(t);
+    else this.writeEmitter.fire(t);
+  }
+
+  /** A step boundary: `── step #N ── $ command`. */
+  stepHeader(stepIndex: number, input: string): void {
+    const cmd = visible(input.replace(/\n$/, '').replace(/\n/g, '⏎'));
+    this.write(`${this.lastWasNewline ? '' : '\n'}\x1b[1;36m── step #${stepIndex + 1} ──\x1b[0m \x1b[2m$\x1b[0m ${cmd.length > 300 ? cmd.slice(0, 300) + '…' : cmd}\n`);
+  }
+
+  /** A step's verdict line. */
+  stepResult(c: StepComparison): void {
+    const colour = c.status === 'same' ? '32' : c.status === 'differs' ? '31' : '33';
+    const exit = c.replayed?.exitCode !== null && c.replayed?.exitCode !== undefined ? ` · exit ${c.replayed.exitCode}` : '';
+    this.write(`${this.lastWasNewline ? '' : '\n'}\x1b[${colour}m■ ${c.status}${exit}: ${visible(c.summary)}${c.stateMayDiffer ? ' (state may differ)' : ''}\x1b[0m\n`);
+  }
+
+  /** A note line (pull progress, errors). */
+  note(text: string): void {
+    this.write(`${this.lastWasNewline ? '' : '\n'}\x1b[2m${text}\x1b[0m\n`);
+  }
+
+  /** Closes the terminal from our side. */
+  end(): void {
+    this.closeEmitter.fire();
+  }
+}
+
+/** Scheme of the recorded / replayed documents "Show diff" compares. */
+export const REPLAY_SCHEME = 'trajectory-replay';
+
+/** Serves `trajectory-replay:/<side>/<key>/step-N.txt` documents from memory. */
+export class ReplayDocuments implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private readonly changeEmitter = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changeEmitter.event;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.path) ?? '';
+  }
+
+  /** Stores both sides of a step and returns their URIs. */
+  put(key: string, c: StepComparison): { recorded: vscode.Uri; replayed: vscode.Uri } {
+    const name = `step-${c.stepIndex + 1}${c.planIndex !== undefined ? `-${c.planIndex + 1}` : ''}.txt`;
+    const recorded = vscode.Uri.from({ scheme: REPLAY_SCHEME, path: `/recorded/${key}/${name}` });
+    const replayed = vscode.Uri.from({ scheme: REPLAY_SCHEME, path: `/replayed/${key}/${name}` });
+    const exit = (e: number | null) => (e === null ? '' : `[exit code ${e}]\n`);
+    const cwd = (d: string | null) => (d === null ? '' : `[cwd ${d}]\n`);
+    this.texts.set(recorded.path, `${exit(c.recorded.exitCode)}${cwd(c.recorded.cwd)}${c.recorded.text}\n`);
+    this.texts.set(replayed.path, `${exit(c.replayed?.exitCode ?? null)}${cwd(c.replayed?.cwd ?? null)}${c.replayed?.text ?? ''}\n`);
+    this.changeEmitter.fire(recorded);
+    this.changeEmitter.fire(replayed);
+    return { recorded, replayed };
+  }
+
+  dispose(): void {
+    this.changeEmitter.dispose();
+  }
+}
