@@ -142,7 +142,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       filter: isOutcomeFilter(filter) ? filter : DEFAULT_OPTIONS.filter,
       refine: readRefine(state?.get<unknown>(REFINE_STATE)),
     };
-    this.view = vscode.window.createTreeView(ROLLOUTS_VIEW_ID, { treeDataProvider: this, showCollapseAll: true });
+    this.view = vscode.window.createTreeView(ROLLOUTS_VIEW_ID, { treeDataProvider: this, showCollapseAll: true, canSelectMany: true });
     this.view.description = optionsDescription(this.options);
     this.disposables.push(
       this.view,

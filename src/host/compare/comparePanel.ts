@@ -1,0 +1,173 @@
+/**
+ * The compare and group webview panels (issue 8): two rollouts side by side with their steps
+ * aligned (core `alignRollouts`), or every rollout of one GRPO group with where each first parts from
+ * the best. Each panel loads its rollout files with core `loadFile`, reads their labels from the
+ * label journals (read-only), builds its message with ./compareView.ts and posts it when the webview
+ * says `ready` (again after every re-creation: the panel keeps no context while hidden).
+ * Clicking a step opens that side's rollout in the timeline at that step, beside the panel.
+ *
+ * The page has the timeline's strict CSP (nonce'd module script, no inline styles); all rollout text
+ * reaches it by postMessage and is rendered as Lit text bindings.
+ */
+import * as vscode from 'vscode';
+import { mergeEntries, readJournal } from '../../core/labels/journal';
+import { loadFile, type LoadedFile } from '../../core/load';
+import type { Score } from '../../core/model';
+import { isCompareWebviewMessage, type CompareHostMessage, type CompareWebviewMessage } from '../../shared/compareProtocol';
+import { makeNonce } from '../present';
+import type { TimelineEditorProvider } from '../timelineEditor';
+import { compareMessage, groupMessage, type CompareInput, type LabelLike } from './compareView';
+
+export const COMPARE_VIEW_TYPE = 'trajectoryInspector.compare';
+
+/** A rollout chosen for comparison: its file and index in the file. */
+export interface RolloutRef {
+  path: string;
+  index: number;
+}
+
+/** Per-step scores of a rollout, when a scorer has scored it (the scorer work plugs in here). */
+export type ScoreLookup = (rolloutId: string) => readonly Score[];
+
+/** The HTML shell of the compare page (same CSP as the timeline; no data in it). */
+export function compareHtml(p: { cspSource: string; nonce: string; scriptUri: string; styleUri: string }): string {
+  const csp = [
+    `default-src 'none'`,
+    `script-src 'nonce-${p.nonce}'`,
+    `style-src ${p.cspSource} 'nonce-${p.nonce}'`,
+    `font-src ${p.cspSource}`,
+    `img-src ${p.cspSource} data:`,
+    `connect-src 'none'`,
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp};">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${p.styleUri}" nonce="${p.nonce}">
+<title>Compare Rollouts</title>
+</head>
+<body>
+<ti-compare></ti-compare>
+<script type="module" nonce="${p.nonce}" src="${p.scriptUri}"></script>
+</body>
+</html>`;
+}
+
+/** Opens compare and group panels. */
+export class ComparePanels implements vscode.Disposable {
+  private readonly panels = new Set<vscode.WebviewPanel>();
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly output: vscode.LogOutputChannel,
+    private readonly timelines: TimelineEditorProvider,
+    private readonly journalOf: (file: string) => string,
+    private readonly scores: ScoreLookup | null = null,
+  ) {}
+
+  private async labelsOf(file: string): Promise<LabelLike[]> {
+    try {
+      return [...mergeEntries((await readJournal(this.journalOf(file))).entries).values()];
+    } catch (e) {
+      this.output.warn(`compare: labels of ${file}: ${String(e)}`);
+      return [];
+    }
+  }
+
+  private async input(ref: RolloutRef, files: Map<string, LoadedFile>): Promise<CompareInput> {
+    let f = files.get(ref.path);
+    if (!f) files.set(ref.path, (f = await loadFile(ref.path)));
+    const rollout = f.rollouts[ref.index];
+    if (!rollout) throw new Error(`${ref.path} has ${f.rollouts.length} rollout(s); there is no rollout #${ref.index + 1}.`);
+    return { file: ref.path, rolloutIndex: ref.index, rollout, labels: await this.labelsOf(ref.path), scores: this.scores?.(rollout.id) ?? [] };
+  }
+
+  /** Opens a panel comparing two rollouts. Load errors are shown in the panel. */
+  async openCompare(left: RolloutRef, right: RolloutRef): Promise<vscode.WebviewPanel> {
+    const title = `Compare: ${shortName(left)} ↔ ${shortName(right)}`;
+    const panel = this.createPanel(title);
+    const files = new Map<string, LoadedFile>();
+    let msg: CompareHostMessage;
+    try {
+      const [a, b] = [await this.input(left, files), await this.input(right, files)];
+      msg = compareMessage(a, b);
+      this.output.info(`compare: ${left.path}#${left.index} ↔ ${right.path}#${right.index}: ${JSON.stringify(msg.counts)}`);
+    } catch (e) {
+      msg = { type: 'compareError', message: e instanceof Error ? e.message : String(e) };
+    }
+    this.wire(panel, msg, (m) => {
+      if (m.type === 'openStep') {
+        const ref = m.side === 'left' ? left : right;
+        return this.timelines.openRollout(vscode.Uri.file(ref.path), ref.index, m.stepIndex, vscode.ViewColumn.Beside);
+      }
+    });
+    return panel;
+  }
+
+  /** Opens a panel listing the rollouts of one group of a file (`groupId` null: every rollout of the file). */
+  async openGroup(file: string, groupId: string | null): Promise<vscode.WebviewPanel> {
+    const panel = this.createPanel(`Group ${groupId ?? shortName({ path: file, index: 0 })}`);
+    let msg: CompareHostMessage;
+    try {
+      const loaded = await loadFile(file);
+      const members = loaded.rollouts.map((rollout, index) => ({ rollout, index })).filter((m) => groupId === null || m.rollout.groupId === groupId);
+      if (members.length === 0) throw new Error(`No rollout of ${file} is in group ${groupId}.`);
+      msg = groupMessage(file, groupId, members, await this.labelsOf(file));
+    } catch (e) {
+      msg = { type: 'compareError', message: e instanceof Error ? e.message : String(e) };
+    }
+    this.wire(panel, msg, async (m) => {
+      if (m.type === 'openMember') return this.timelines.openRollout(vscode.Uri.file(file), m.rolloutIndex, m.stepIndex, vscode.ViewColumn.Beside);
+      if (m.type === 'compareMember' && msg.type === 'group') {
+        const best = msg.members.find((x) => x.best);
+        if (best) await this.openCompare({ path: file, index: best.rolloutIndex }, { path: file, index: m.rolloutIndex });
+      }
+    });
+    return panel;
+  }
+
+  private createPanel(title: string): vscode.WebviewPanel {
+    const roots = [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')];
+    const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, title, vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: roots, enableFindWidget: true });
+    panel.webview.html = compareHtml({
+      cspSource: panel.webview.cspSource,
+      nonce: makeNonce(),
+      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'compare.js')).toString(),
+      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'timeline.css')).toString(),
+    });
+    this.panels.add(panel);
+    panel.onDidDispose(() => this.panels.delete(panel));
+    return panel;
+  }
+
+  private wire(panel: vscode.WebviewPanel, msg: CompareHostMessage, handle: (m: CompareWebviewMessage) => unknown): void {
+    const sub = panel.webview.onDidReceiveMessage((m: unknown) => {
+      if (!isCompareWebviewMessage(m)) {
+        this.output.warn(`compare: ignored a malformed message from the webview: ${JSON.stringify(m)?.slice(0, 200)}`);
+        return;
+      }
+      if (m.type === 'ready') {
+        void panel.webview.postMessage(msg);
+        return;
+      }
+      Promise.resolve(handle(m)).catch((e) => {
+        this.output.error(`compare: ${m.type} failed: ${String(e)}`);
+        void vscode.window.showErrorMessage(`Trajectory Inspector: ${e instanceof Error ? e.message : String(e)}`);
+      });
+    });
+    panel.onDidDispose(() => sub.dispose());
+  }
+
+  dispose(): void {
+    for (const p of [...this.panels]) p.dispose();
+  }
+}
+
+function shortName(ref: RolloutRef): string {
+  const parts = ref.path.split(/[\\/]/);
+  const n = parts.length;
+  const base = n >= 3 && parts[n - 1] === 'trajectory.json' && parts[n - 2] === 'agent' ? parts[n - 3] : parts[n - 1];
+  return ref.index > 0 ? `${base} #${ref.index + 1}` : base;
+}
