@@ -16,7 +16,7 @@ import type { Score } from '../../core/model';
 import { isCompareWebviewMessage, type CompareHostMessage, type CompareWebviewMessage } from '../../shared/compareProtocol';
 import { makeNonce } from '../present';
 import type { TimelineEditorProvider } from '../timelineEditor';
-import { compareMessage, groupMessage, type CompareInput, type LabelLike } from './compareView';
+import { compareHtml, compareMessage, groupMessage, type CompareInput, type LabelLike } from './compareView';
 
 export const COMPARE_VIEW_TYPE = 'trajectoryInspector.compare';
 
@@ -28,32 +28,6 @@ export interface RolloutRef {
 
 /** Per-step scores of a rollout, when a scorer has scored it (the scorer work plugs in here). */
 export type ScoreLookup = (rolloutId: string) => readonly Score[];
-
-/** The HTML shell of the compare page (same CSP as the timeline; no data in it). */
-export function compareHtml(p: { cspSource: string; nonce: string; scriptUri: string; styleUri: string }): string {
-  const csp = [
-    `default-src 'none'`,
-    `script-src 'nonce-${p.nonce}'`,
-    `style-src ${p.cspSource} 'nonce-${p.nonce}'`,
-    `font-src ${p.cspSource}`,
-    `img-src ${p.cspSource} data:`,
-    `connect-src 'none'`,
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp};">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${p.styleUri}" nonce="${p.nonce}">
-<title>Compare Rollouts</title>
-</head>
-<body>
-<ti-compare></ti-compare>
-<script type="module" nonce="${p.nonce}" src="${p.scriptUri}"></script>
-</body>
-</html>`;
-}
 
 /** Opens compare and group panels. */
 export class ComparePanels implements vscode.Disposable {

@@ -150,3 +150,29 @@ export function groupMessage(file: string, groupId: string | null, members: { ro
     }),
   };
 }
+
+/** The HTML shell of the compare page (same CSP as the timeline; no data in it). */
+export function compareHtml(p: { cspSource: string; nonce: string; scriptUri: string; styleUri: string }): string {
+  const csp = [
+    `default-src 'none'`,
+    `script-src 'nonce-${p.nonce}'`,
+    `style-src ${p.cspSource} 'nonce-${p.nonce}'`,
+    `font-src ${p.cspSource}`,
+    `img-src ${p.cspSource} data:`,
+    `connect-src 'none'`,
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp};">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${p.styleUri}" nonce="${p.nonce}">
+<title>Compare Rollouts</title>
+</head>
+<body>
+<ti-compare></ti-compare>
+<script type="module" nonce="${p.nonce}" src="${p.scriptUri}"></script>
+</body>
+</html>`;
+}
