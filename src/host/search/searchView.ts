@@ -219,7 +219,8 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
       const item = new vscode.TreeItem(r.rolloutIndex > 0 || name === path.basename(node.file) ? `${name}${r.rolloutIndex > 0 ? ` #${r.rolloutIndex + 1}` : ''}` : name, vscode.TreeItemCollapsibleState.Expanded);
       item.id = node.id;
       const reward = r.reward !== null ? ` · reward ${Math.round(r.reward * 1000) / 1000}` : '';
-      item.description = `${r.steps.length} ${r.steps.length === 1 ? 'step' : 'steps'}${reward}${r.resolved === true ? ' · resolved' : r.resolved === false ? ' · failed' : ''}`;
+      const rel = vscode.workspace.asRelativePath(path.dirname(node.file), false);
+      item.description = `${r.steps.length} ${r.steps.length === 1 ? 'step' : 'steps'}${reward}${r.resolved === true ? ' · resolved' : r.resolved === false ? ' · failed' : ''} · ${rel}`;
       item.tooltip = `${vscode.workspace.asRelativePath(node.file, true)}\n${r.rolloutId}`;
       item.iconPath = new vscode.ThemeIcon(r.resolved === true ? 'pass' : r.resolved === false ? 'error' : 'symbol-event');
       item.resourceUri = vscode.Uri.file(node.file);

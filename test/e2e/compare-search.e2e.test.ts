@@ -1,0 +1,186 @@
+/**
+ * e2e (issue 8): compare two rollouts and open a search result, in code-server with the packaged
+ * extension, driven by Playwright.
+ *
+ * Workspace, from the real SWE-agent sample (swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj):
+ * - `base/marshmallow.traj`: the sample as it is (16 steps);
+ * - `retry/marshmallow.traj`: a copy with `python reproduce.py` run twice (trajectory[5] repeated)
+ *   and the first command `ls -F` changed to `ls -la` (17 steps).
+ * Compare Rollouts… (both picked in its quick pick) must show 15 same, 1 changed, 1 only right;
+ * clicking the only-right step opens the copy in the timeline at that step. Search Rollouts… for
+ * `python reproduce.py in:command` must list steps 8 and 14 of the sample and 8, 9 and 15 of the
+ * copy; clicking step 9 of the copy opens it there.
+ * Screenshots: .test-artifacts/e2e/compare.png, search.png, search-opened.png.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Browser, Frame, Page } from 'playwright-core';
+import {
+  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, makeTempDir, sample, waitUntil, openSession, saveFailureArtifacts, closeSession,
+} from './harness';
+
+const SWE = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
+
+function buildWorkspace(workspace: string): void {
+  const text = fs.readFileSync(sample(SWE), 'utf8');
+  fs.mkdirSync(path.join(workspace, 'base'), { recursive: true });
+  fs.writeFileSync(path.join(workspace, 'base', 'marshmallow.traj'), text);
+  const j = JSON.parse(text);
+  assert.equal(j.trajectory[5].action, 'python reproduce.py\n');
+  assert.equal(j.trajectory[0].action, 'ls -F\n');
+  j.trajectory.splice(6, 0, structuredClone(j.trajectory[5]));
+  j.trajectory[0].action = 'ls -la\n';
+  fs.mkdirSync(path.join(workspace, 'retry'), { recursive: true });
+  fs.writeFileSync(path.join(workspace, 'retry', 'marshmallow.traj'), JSON.stringify(j, null, 2));
+}
+
+describe('e2e: compare rollouts and search across them', function () {
+  this.timeout(300_000);
+
+  let tmp: string;
+  let workspace: string;
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  const consoleLog: string[] = [];
+
+  const sidebar = () => page.locator('[id="workbench.parts.sidebar"]');
+  const input = () => page.locator('.quick-input-widget .quick-input-box input');
+
+  /** The webview content frame holding `selector` (the compare page or the timeline). */
+  async function frameWith(selector: string, timeoutMs = 60_000): Promise<Frame> {
+    return waitUntil<Frame | null>(async () => {
+      for (const f of page.frames()) {
+        if (!f.url().includes(EXTENSION_ID) && !f.parentFrame()?.url().includes(EXTENSION_ID)) continue;
+        if (await f.locator(selector).count().catch(() => 0)) return f;
+      }
+      return null;
+    }, timeoutMs, () => `no webview frame shows ${selector}; frames: ${page.frames().map((f) => f.url().slice(0, 80)).join(', ')}`) as Promise<Frame>;
+  }
+
+  /** Runs a palette command; returns once its quick input shows. */
+  async function runCommand(title: string): Promise<void> {
+    await page.keyboard.press('F1');
+    await input().waitFor({ state: 'visible', timeout: 10_000 });
+    await input().fill(`>${title}`);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+  }
+
+  /** Picks the row holding `text` in the open quick pick titled `title`. */
+  async function pick(title: string, text: string): Promise<void> {
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: 20_000 });
+    await input().fill(text);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+  }
+
+  before(async function () {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    tmp = makeTempDir('ti-e2e-cmp-');
+    workspace = path.join(tmp, 'workspace');
+    buildWorkspace(workspace);
+    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
+    const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
+    await header.waitFor({ state: 'visible', timeout: 60_000 });
+    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    // Both files summarised (the compare picker lists the Rollouts view's rollouts).
+    await waitUntil(async () => (await sidebar().locator('.monaco-list-row', { hasText: /1[67] steps/ }).count()) >= 2, 60_000,
+      async () => `the Rollouts view did not list both files: ${JSON.stringify(await sidebar().locator('.monaco-list-row').allInnerTexts())}`);
+  });
+
+  afterEach(async function () {
+    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, 'compare-search-');
+  });
+
+  after(async function () {
+    await closeSession(browser, server, tmp);
+  });
+
+  it('compares two rollouts step by step and opens a step of one side in the timeline', async () => {
+    await runCommand('Trajectory Inspector: Compare Rollouts…');
+    await pick('Compare Rollouts: First', 'base/marshmallow.traj');
+    await pick('Compare Rollouts: Second', 'retry/marshmallow.traj');
+    const cmp = await frameWith('ti-compare .row');
+    const counts = (await waitUntil(async () => {
+      const t = await cmp.locator('[data-count]').allInnerTexts();
+      return t.length === 4 ? t : null;
+    }, 30_000, () => 'no counts on the compare page'))!;
+    assert.deepEqual(counts.map((t) => t.trim()), ['15 same', '1 changed', '0 only left', '1 only right']);
+    assert.equal(await cmp.locator('.row').count(), 17);
+    assert.match(await cmp.locator('.first-divergence').innerText(), /First divergence: row 3 \(changed; left step 3, right step 3\)/);
+    assert.equal((await cmp.locator('.inline-diff[data-field="command"] del').innerText()).trim(), 'F');
+    assert.equal((await cmp.locator('.inline-diff[data-field="command"] ins').innerText()).trim(), 'la');
+    const only = cmp.locator('.row[data-status="only-right"]');
+    assert.equal((await only.locator('.command').innerText()).trim(), 'python reproduce.py');
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'compare.png') });
+
+    // The only-right step is step 9 of the copy: clicking it opens the copy's timeline there.
+    await only.locator('.cell[data-side="right"] .open-step').click();
+    const timeline = await frameWith('ti-app .step-card');
+    await waitUntil(async () => (await timeline.locator('.step-card.selected').getAttribute('data-index').catch(() => null)) === '8', 30_000,
+      async () => `the timeline did not select step index 8 (got ${await timeline.locator('.step-card.selected').first().getAttribute('data-index').catch(() => 'none')})`);
+    const tab = page.locator('.tabs-container .tab', { hasText: 'marshmallow.traj' });
+    assert.ok((await tab.count()) >= 1, 'no timeline tab for the copy');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'compare-opened.png') });
+  });
+
+  it('searches every rollout for a command and opens a result at its step', async () => {
+    await runCommand('Trajectory Inspector: Search Rollouts…');
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search Rollouts' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await input().fill('python reproduce.py in:command');
+    await page.keyboard.press('Enter');
+    const pane = sidebar().locator('.pane', { has: page.locator('.pane-header', { hasText: /^Search Rollouts/i }) }).first();
+    // Room for every result row (the list renders only what fits): fold the other sections.
+    for (const name of [/^workspace/i, /^Rollouts/i, /^Outline/i, /^Timeline$/i]) {
+      const h = sidebar().locator('.pane-header', { hasText: name }).first();
+      if ((await h.count()) && (await h.getAttribute('aria-expanded')) === 'true') await h.click();
+    }
+    const resultRows = pane.locator('.monaco-list-row');
+    const texts = (await waitUntil(async () => {
+      const t = (await resultRows.allInnerTexts()).map((x) => x.replace(/\s+/g, ' ').trim());
+      return t.filter((x) => /^#\d+ command:/.test(x)).length >= 5 ? t : null;
+    }, 60_000, async () => `the search view did not list 5 steps: ${JSON.stringify(await resultRows.allInnerTexts())}`))!;
+    const steps = texts.filter((x) => /^#\d+ command:/.test(x)).map((x) => Number(/^#(\d+)/.exec(x)![1]));
+    // Sample: steps 8 and 14; the copy: 8, 9 (the retry) and 15.
+    assert.deepEqual([...steps].sort((a, b) => a - b), [8, 8, 9, 14, 15], JSON.stringify(texts));
+    assert.ok(texts.some((t) => /2 steps/.test(t)) && texts.some((t) => /3 steps/.test(t)), JSON.stringify(texts));
+    assert.match(await pane.locator('.pane-header').innerText(), /python reproduce\.py/);
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'search.png') });
+
+    // Close every editor, then open step 9 of the copy from the results.
+    await page.keyboard.press('F1');
+    await input().fill('>View: Close All Editors');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Close All Editors' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await pane.locator('.monaco-list-row', { hasText: /^#9 command:/ }).first().click();
+    const timeline = await frameWith('ti-app .step-card');
+    await waitUntil(async () => (await timeline.locator('.step-card.selected').getAttribute('data-index').catch(() => null)) === '8', 30_000,
+      async () => `the timeline did not select step index 8 (got ${await timeline.locator('.step-card.selected').first().getAttribute('data-index').catch(() => 'none')})`);
+    // …and shows it (scrolled into view).
+    await waitUntil(
+      () => timeline.locator('.step-card.selected').evaluate((el: any) => {
+        const r = el.getBoundingClientRect();
+        return r.top >= 0 && r.top < (el.ownerDocument.defaultView.innerHeight as number);
+      }),
+      15_000,
+      () => 'the selected step is not scrolled into view',
+    );
+    await page.screenshot({ path: path.join(ARTIFACTS, 'search-opened.png') });
+  });
+
+  it('logged no extension errors', async () => {
+    const logs = extensionHostLogs(server!.userDataDir);
+    assert.match(logs, new RegExp(`_doActivateExtension ${EXTENSION_ID.replace(/\./g, '\\.')}`), 'the extension was never activated');
+    assert.match(logs, /search: ripgrep \/.*rg/, 'the search did not find VS Code\'s ripgrep');
+    const lines = logs.split('\n');
+    const failures: string[] = [];
+    lines.forEach((l, i) => {
+      if (/trajectory-inspector/i.test(l) && /\[error\]|\bfailed\b/i.test(l)) failures.push(lines.slice(i, i + 6).join('\n'));
+    });
+    assert.equal(failures.join('\n---\n'), '', 'the extension host logged errors for the extension');
+  });
+});
