@@ -217,6 +217,11 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     return out;
   }
 
+  /** The nodes selected in the view (several with Ctrl/Cmd-click). */
+  get selection(): readonly TreeNode[] {
+    return this.view.selection;
+  }
+
   /** Paths of every rollout file found (for workspace search), scanning first when needed. */
   async allFiles(): Promise<string[]> {
     if (!this.scanned) await this.scan();

@@ -68,6 +68,14 @@ describe('e2e: compare rollouts and search across them', function () {
     await page.keyboard.press('Enter');
   }
 
+  /** Closes every editor (focus moved out of any webview first) and waits until no tab is left. */
+  async function closeAllEditors(): Promise<void> {
+    await sidebar().locator('.composite.title').first().click();
+    await runCommand('View: Close All Editors');
+    await waitUntil(async () => (await page.locator('.tabs-container .tab').count()) === 0, 15_000,
+      async () => `editors still open: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`);
+  }
+
   /** Picks the row holding `text` in the open quick pick titled `title`. */
   async function pick(title: string, text: string): Promise<void> {
     await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: 20_000 });
@@ -84,7 +92,7 @@ describe('e2e: compare rollouts and search across them', function () {
     ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
     const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
     await header.waitFor({ state: 'visible', timeout: 60_000 });
-    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click({ position: { x: 24, y: 10 } });
     // Both files summarised (the compare picker lists the Rollouts view's rollouts).
     await waitUntil(async () => (await sidebar().locator('.monaco-list-row', { hasText: /1[67] steps/ }).count()) >= 2, 60_000,
       async () => `the Rollouts view did not list both files: ${JSON.stringify(await sidebar().locator('.monaco-list-row').allInnerTexts())}`);
@@ -127,7 +135,41 @@ describe('e2e: compare rollouts and search across them', function () {
     await page.screenshot({ path: path.join(ARTIFACTS, 'compare-opened.png') });
   });
 
+  it('compares the two rollouts selected in the Rollouts view without asking; the page comes back after being hidden', async () => {
+    const pane = sidebar().locator('.pane', { has: page.locator('.pane-header', { hasText: /^Rollouts/i }) }).first();
+    // Select both (the second with Ctrl held), then run the command from the view's context menu:
+    // left and right go in the view's order (base, then retry), whatever the order of the clicks.
+    await pane.locator('.monaco-list-row', { hasText: '17 steps' }).first().click();
+    await pane.locator('.monaco-list-row', { hasText: '16 steps' }).first().click({ modifiers: ['Control'] });
+    await waitUntil(async () => (await pane.locator('.monaco-list-row.selected').count()) === 2, 10_000, () => 'two rows are not selected');
+    // (The first click opened that rollout's timeline: close it, so only the comparison is open.)
+    await closeAllEditors();
+    await pane.locator('.monaco-list-row', { hasText: '16 steps' }).first().click({ button: 'right' });
+    const item = page.locator('.monaco-menu .action-item', { hasText: 'Compare Rollouts…' }).first();
+    await item.waitFor({ state: 'visible', timeout: 10_000 });
+    await item.hover();
+    await page.keyboard.press('Enter');
+    await item.waitFor({ state: 'hidden', timeout: 10_000 });
+    const cmp = await frameWith('ti-compare .row');
+    const counts = (await waitUntil(async () => {
+      const t = await cmp.locator('[data-count]').allInnerTexts();
+      return t.length === 4 ? t : null;
+    }, 30_000, () => 'no counts on the compare page'))!;
+    assert.deepEqual(counts.map((t) => t.trim()), ['15 same', '1 changed', '0 only left', '1 only right']);
+    // Hidden behind another editor and shown again, the page (not kept while hidden) is rebuilt.
+    await pane.locator('.monaco-list-row', { hasText: '16 steps' }).first().click(); // opens its timeline
+    await waitUntil(async () => (await page.locator('.tabs-container .tab').count()) === 2, 15_000,
+      async () => `the timeline tab did not open: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`);
+    await page.locator('.tabs-container .tab', { hasText: /^Compare/ }).first().click();
+    await waitUntil(async () => {
+      for (const f of page.frames()) if ((await f.locator('ti-compare .row').count().catch(() => 0)) === 17) return true;
+      return false;
+    }, 30_000, () => 'the compare page did not come back with its 17 rows');
+    await closeAllEditors();
+  });
+
   it('searches every rollout for a command and opens a result at its step', async () => {
+    if (await page.locator('.tabs-container .tab').count()) await closeAllEditors();
     await runCommand('Trajectory Inspector: Search Rollouts…');
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search Rollouts' }).waitFor({ state: 'visible', timeout: 10_000 });
     await input().fill('python reproduce.py in:command');
@@ -136,7 +178,8 @@ describe('e2e: compare rollouts and search across them', function () {
     // Room for every result row (the list renders only what fits): fold the other sections.
     for (const name of [/^workspace/i, /^Rollouts/i, /^Outline/i, /^Timeline$/i]) {
       const h = sidebar().locator('.pane-header', { hasText: name }).first();
-      if ((await h.count()) && (await h.getAttribute('aria-expanded')) === 'true') await h.click();
+      // Click the title end of the header: its middle holds the view's action buttons.
+      if ((await h.count()) && (await h.getAttribute('aria-expanded')) === 'true') await h.click({ position: { x: 24, y: 10 } });
     }
     const resultRows = pane.locator('.monaco-list-row');
     const texts = (await waitUntil(async () => {
@@ -151,11 +194,7 @@ describe('e2e: compare rollouts and search across them', function () {
     await page.mouse.move(0, 0);
     await page.screenshot({ path: path.join(ARTIFACTS, 'search.png') });
 
-    // Close every editor, then open step 9 of the copy from the results.
-    await page.keyboard.press('F1');
-    await input().fill('>View: Close All Editors');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Close All Editors' }).first().waitFor({ state: 'visible', timeout: 10_000 });
-    await page.keyboard.press('Enter');
+    // Open step 9 of the copy from the results.
     await pane.locator('.monaco-list-row', { hasText: /^#9 command:/ }).first().click();
     const timeline = await frameWith('ti-app .step-card');
     await waitUntil(async () => (await timeline.locator('.step-card.selected').getAttribute('data-index').catch(() => null)) === '8', 30_000,

@@ -1,7 +1,8 @@
 /**
  * Commands of issue 8 (ids are a contract with package.json, the e2e tests and keybindings):
- * - Compare Rollouts…: two rollouts selected in the Rollouts view, or picked (from the view's
- *   rollouts, or files); argument `{ left: {path, index}, right: {path, index} }` skips the questions.
+ * - Compare Rollouts…: the two rollouts selected in the Rollouts view (context menu, title bar or
+ *   palette), else picked (from the view's rollouts, or files); argument
+ *   `{ left: {path, index}, right: {path, index} }` skips the questions.
  * - Compare With…: the rollout it is run on, and one picked.
  * - Show Group: the rollouts of a GRPO group node (argument `{ path, groupId }` too).
  * - Search Rollouts…, Cancel Search, Clear Search Results, and the result click (internal).
@@ -72,9 +73,16 @@ async function compareRollouts(panels: ComparePanels, rollouts: RolloutsView, ar
     await panels.openCompare(a.left, a.right);
     return;
   }
-  // From the view: (clicked node, selected nodes).
-  const nodes = (Array.isArray(selection) ? selection : isNode(arg) ? [arg] : []).filter(isNode);
-  const refs = nodes.map(refOf).filter((r): r is RolloutRef => r !== null);
+  // From the view's context menu: (clicked node, selected nodes); from the palette or the title
+  // bar: the view's selection.
+  let nodes = (Array.isArray(selection) ? selection : isNode(arg) ? [arg] : []).filter(isNode);
+  if (nodes.length === 0) nodes = [...rollouts.selection];
+  // Left and right in the view's order (selection order depends on how the user clicked).
+  const order = new Map(rollouts.visibleRollouts().map((r, i) => [`${r.path}#${r.index}`, i]));
+  const refs = nodes
+    .map(refOf)
+    .filter((r): r is RolloutRef => r !== null)
+    .sort((a, b) => (order.get(`${a.path}#${a.index}`) ?? Infinity) - (order.get(`${b.path}#${b.index}`) ?? Infinity));
   let left: RolloutRef | null = refs[0] ?? null;
   let right: RolloutRef | null = refs[1] ?? null;
   left ??= await pickRollout(rollouts, 'Compare Rollouts: First (left)', null);
