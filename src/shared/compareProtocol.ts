@@ -95,6 +95,9 @@ export interface CompareMessage {
 
 /** One rollout of a group. */
 export interface GroupMemberView {
+  /** Position in the host's list of members (what `openMember` / `compareMember` name). */
+  member: number;
+  file: string;
   rolloutIndex: number;
   rolloutId: string;
   label: string;
@@ -116,8 +119,10 @@ export interface GroupMemberView {
 
 export interface GroupMessage {
   type: 'group';
-  file: string;
-  fileLabel: string;
+  /** What the group is: `group <id>` of a file, or a task of a job / run folder. */
+  title: string;
+  /** Where the members come from (a file, or the folder of a collection). */
+  source: string;
   groupId: string | null;
   taskId: string | null;
   meanReward: number | null;
@@ -141,11 +146,11 @@ export interface OpenStepMessage {
 }
 export interface CompareMemberMessage {
   type: 'compareMember';
-  rolloutIndex: number;
+  member: number;
 }
 export interface OpenMemberMessage {
   type: 'openMember';
-  rolloutIndex: number;
+  member: number;
   stepIndex: number | null;
 }
 
@@ -163,9 +168,9 @@ export function isCompareWebviewMessage(v: unknown): v is CompareWebviewMessage 
     case 'openStep':
       return (m.side === 'left' || m.side === 'right') && isIndex(m.stepIndex);
     case 'compareMember':
-      return isIndex(m.rolloutIndex);
+      return isIndex(m.member);
     case 'openMember':
-      return isIndex(m.rolloutIndex) && (m.stepIndex === null || isIndex(m.stepIndex));
+      return isIndex(m.member) && (m.stepIndex === null || isIndex(m.stepIndex));
     default:
       return false;
   }

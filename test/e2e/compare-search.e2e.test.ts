@@ -17,12 +17,29 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import {
-  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, makeTempDir, sample, waitUntil, openSession, saveFailureArtifacts, closeSession,
+  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, makeTempDir, REPO_ROOT, sample, waitUntil, openSession, saveFailureArtifacts, closeSession,
 } from './harness';
 
 const SWE = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
 
+const NEMO_SWE = 'openai-responses/nemo-gym_mini_swe_agent_2_example_rollouts.jsonl';
+const DUMP_REWARDS = [1, 0, 0.5, 1, 0];
+
 function buildWorkspace(workspace: string): void {
+  // An RL dump with two GRPO groups: the five real NeMo-Gym rows regrouped (row i → group i % 2) with
+  // rewards 1, 0, 0.5, 1, 0 (as in collections.e2e.test.ts): group ng-task-0 = rows 0, 2, 4.
+  const rows = fs.readFileSync(sample(NEMO_SWE), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const lines = rows.map((row: any, i: number) => {
+    const r = structuredClone(row);
+    r._ng_task_index = i % 2;
+    r._ng_rollout_index = Math.floor(i / 2);
+    r.reward = DUMP_REWARDS[i];
+    for (const rep of Object.values<any>(r.metadata?.eval_report ?? {})) rep.resolved = DUMP_REWARDS[i] >= 1;
+    return JSON.stringify(r);
+  });
+  fs.mkdirSync(path.join(workspace, 'rl'), { recursive: true });
+  fs.writeFileSync(path.join(workspace, 'rl', 'rollouts_step_0040.jsonl'), `${lines.join('\n')}\n`);
+
   const text = fs.readFileSync(sample(SWE), 'utf8');
   fs.mkdirSync(path.join(workspace, 'base'), { recursive: true });
   fs.writeFileSync(path.join(workspace, 'base', 'marshmallow.traj'), text);
@@ -89,7 +106,10 @@ describe('e2e: compare rollouts and search across them', function () {
     tmp = makeTempDir('ti-e2e-cmp-');
     workspace = path.join(tmp, 'workspace');
     buildWorkspace(workspace);
-    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+    const include: string[] = pkg.contributes.configuration
+      .find((c: any) => c.properties?.['trajectoryInspector.rollouts.include']).properties['trajectoryInspector.rollouts.include'].default;
+    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog, settings: { 'trajectoryInspector.rollouts.include': [...include, '**/rl/*.jsonl'] } }));
     const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
     await header.waitFor({ state: 'visible', timeout: 60_000 });
     if ((await header.getAttribute('aria-expanded')) === 'false') await header.click({ position: { x: 24, y: 10 } });
@@ -165,6 +185,33 @@ describe('e2e: compare rollouts and search across them', function () {
       for (const f of page.frames()) if ((await f.locator('ti-compare .row').count().catch(() => 0)) === 17) return true;
       return false;
     }, 30_000, () => 'the compare page did not come back with its 17 rows');
+    await closeAllEditors();
+  });
+
+  it('shows a GRPO group: its rollouts best first, where each parts from the best', async () => {
+    const pane = sidebar().locator('.pane', { has: page.locator('.pane-header', { hasText: /^Rollouts/i }) }).first();
+    const file = pane.locator('.monaco-list-row', { hasText: 'rollouts_step_0040.jsonl' }).first();
+    await file.waitFor({ state: 'visible', timeout: 60_000 });
+    await waitUntil(async () => /2 groups/.test(await file.innerText()), 60_000, async () => `the dump was not read: ${await file.innerText()}`);
+    if ((await file.getAttribute('aria-expanded')) === 'false') await file.locator('.monaco-tl-twistie').click();
+    const group = pane.locator('.monaco-list-row', { hasText: 'group ng-task-0' }).first();
+    await group.waitFor({ state: 'visible', timeout: 10_000 });
+    await group.click({ button: 'right' });
+    const item = page.locator('.monaco-menu .action-item', { hasText: 'Show Group' }).first();
+    await item.waitFor({ state: 'visible', timeout: 10_000 });
+    await item.hover();
+    await page.keyboard.press('Enter');
+    const g = await frameWith('ti-compare tbody tr');
+    const rows = (await g.locator('tbody tr').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    assert.equal(rows.length, 3, JSON.stringify(rows));
+    // Rewards 1, 0.5, 0: the reward-1 rollout is the best, first; the others say where they part from it.
+    assert.match(rows[0], /^line 1 best 1\.0 resolved/);
+    assert.match(rows[1], /^line 3 0\.5 /);
+    assert.match(rows[2], /^line 5 0\.0 failed/);
+    for (const r of rows.slice(1)) assert.match(r, /step \d+ \(best: step \d+\)/);
+    assert.match(await g.locator('h1').innerText(), /Group ng-task-0/);
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'group.png') });
     await closeAllEditors();
   });
 

@@ -151,17 +151,18 @@ describe('webview: compare page', function () {
   it('shows a group: the best first, where each other rollout first differs, and asks to compare with the best', async () => {
     const file = sample('openai-responses/nemo-gym_mini_swe_agent_2_example_rollouts.jsonl');
     const loaded = await loadFile(file);
-    const msg = groupMessage(file, null, loaded.rollouts.map((rollout, index) => ({ rollout, index })));
+    const msg = groupMessage('Group ng', path.basename(file), null, loaded.rollouts.map((rollout, index) => ({ file, rollout, index })));
     await postMsg(msg);
     await page.waitForFunction(() => document.querySelector('ti-compare').shadowRoot.querySelectorAll('tbody tr').length > 0);
-    const rows = await page.evaluate(() => Array.from(document.querySelector('ti-compare').shadowRoot.querySelectorAll('tbody tr')).map((r: any) => Number(r.dataset.rollout)));
-    assert.deepEqual(rows, msg.members.map((m) => m.rolloutIndex));
+    const rows = await page.evaluate(() => Array.from(document.querySelector('ti-compare').shadowRoot.querySelectorAll('tbody tr')).map((r: any) => Number(r.dataset.member)));
+    assert.deepEqual(rows, msg.members.map((m) => m.member));
+    assert.deepEqual(await text('h1'), ['Group ng']);
     assert.equal(msg.members[0].best, true);
     assert.match((await text('tr.best td'))[0], /best/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'group.png') });
     await page.evaluate(() => (Array.from(document.querySelector('ti-compare').shadowRoot.querySelectorAll('tbody tr:nth-child(2) button')) as any[]).find((b: any) => b.textContent.includes('Compare with best'))?.click());
     const sentMsgs = await page.evaluate(() => window.__sent);
-    assert.deepEqual(sentMsgs[sentMsgs.length - 1], { type: 'compareMember', rolloutIndex: msg.members[1].rolloutIndex });
+    assert.deepEqual(sentMsgs[sentMsgs.length - 1], { type: 'compareMember', member: msg.members[1].member });
   });
 
   it('shows a load error as text', async () => {

@@ -260,26 +260,26 @@ export class TiCompare extends LitElement {
 
   private renderGroup(g: GroupMessage): TemplateResult {
     return html`
-      <h1>Group ${g.groupId ?? ''}</h1>
-      <div class="muted">${g.fileLabel} · ${g.taskId ?? ''} · ${g.members.length} rollouts · mean reward ${reward(g.meanReward)}</div>
+      <h1>${g.title}</h1>
+      <div class="muted">${[g.source, g.taskId, `${g.members.length} rollouts`, `mean reward ${reward(g.meanReward)}`].filter(Boolean).join(' · ')}</div>
       <table>
         <thead><tr><th>Rollout</th><th>Reward</th><th>Outcome</th><th>Steps</th><th>First differs from the best</th><th>Same / changed / only here / only best</th><th>Bad steps</th><th></th></tr></thead>
         <tbody>
           ${g.members.map(
-            (m) => html`<tr class=${m.best ? 'best' : ''} data-rollout=${m.rolloutIndex}>
-              <td><button class="link" @click=${() => post({ type: 'openMember', rolloutIndex: m.rolloutIndex, stepIndex: null })}>${m.label}</button>${m.best ? html` <span class="chip">best</span>` : nothing}</td>
+            (m) => html`<tr class=${m.best ? 'best' : ''} data-member=${m.member}>
+              <td><button class="link" title=${m.file} @click=${() => post({ type: 'openMember', member: m.member, stepIndex: null })}>${m.label}</button>${m.best ? html` <span class="chip">best</span>` : nothing}</td>
               <td>${reward(m.reward)}</td>
               <td>${outcome(m.resolved)}</td>
               <td>${m.steps}</td>
               <td>${m.best
                 ? html`<span class="muted">—</span>`
                 : m.divergesAt !== null
-                  ? html`<button class="link" @click=${() => post({ type: 'openMember', rolloutIndex: m.rolloutIndex, stepIndex: m.divergesAt })}>step ${m.divergesAt + 1}</button>
+                  ? html`<button class="link" @click=${() => post({ type: 'openMember', member: m.member, stepIndex: m.divergesAt })}>step ${m.divergesAt + 1}</button>
                       <span class="muted">(best: step ${m.bestAt !== null ? m.bestAt + 1 : '—'})</span>`
                   : html`<span class="muted">${m.bestAt !== null ? `ends at best's step ${m.bestAt + 1}` : 'same actions'}</span>`}</td>
               <td>${m.same} / ${m.changed} / ${m.onlyHere} / ${m.onlyBest}</td>
               <td>${m.badSteps || ''}</td>
-              <td>${m.best ? nothing : html`<button @click=${() => post({ type: 'compareMember', rolloutIndex: m.rolloutIndex })}>Compare with best</button>`}</td>
+              <td>${m.best ? nothing : html`<button @click=${() => post({ type: 'compareMember', member: m.member })}>Compare with best</button>`}</td>
             </tr>`,
           )}
         </tbody>

@@ -4,7 +4,8 @@
  *   palette), else picked (from the view's rollouts, or files); argument
  *   `{ left: {path, index}, right: {path, index} }` skips the questions.
  * - Compare With…: the rollout it is run on, and one picked.
- * - Show Group: the rollouts of a GRPO group node (argument `{ path, groupId }` too).
+ * - Show Group: the rollouts of a GRPO group node, or the trials of a task node of a job / run
+ *   folder (argument `{ path, groupId }` too).
  * - Search Rollouts…, Cancel Search, Clear Search Results, and the result click (internal).
  */
 import * as path from 'node:path';
@@ -99,9 +100,30 @@ async function compareWith(panels: ComparePanels, rollouts: RolloutsView, arg?: 
   if (right) await panels.openCompare(left, right);
 }
 
+/** The rollouts under a node (a task's trials), in the view's order. */
+function refsUnder(n: TreeNode): RolloutRef[] {
+  const out: RolloutRef[] = [];
+  const walk = (x: TreeNode): void => {
+    const r = x.kind === 'rollout' || x.kind === 'file' ? refOf(x) : null;
+    if (r) out.push(r);
+    else x.children.forEach(walk);
+  };
+  n.children.forEach(walk);
+  return out;
+}
+
 async function showGroup(panels: ComparePanels, arg?: unknown): Promise<void> {
   if (isNode(arg) && arg.kind === 'group') {
     await panels.openGroup(arg.path, arg.groupId);
+    return;
+  }
+  if (isNode(arg) && arg.kind === 'task') {
+    const refs = refsUnder(arg);
+    if (refs.length < 2) {
+      void vscode.window.showInformationMessage(`Task ${arg.label} has ${refs.length} read rollout(s) here: a group needs two.`);
+      return;
+    }
+    await panels.openGroupOf(arg.label, `${refs.length} trials`, refs);
     return;
   }
   if (isNode(arg) && arg.kind === 'file') {
@@ -113,7 +135,7 @@ async function showGroup(panels: ComparePanels, arg?: unknown): Promise<void> {
     await panels.openGroup(a.path, typeof a.groupId === 'string' ? a.groupId : null);
     return;
   }
-  void vscode.window.showInformationMessage('Show Group works on a group (or a file of several rollouts) in the Rollouts view.');
+  void vscode.window.showInformationMessage('Show Group works on a GRPO group or a task (its trials) in the Rollouts view.');
 }
 
 /** Registers the compare and search commands. */

@@ -82,21 +82,45 @@ export class ComparePanels implements vscode.Disposable {
 
   /** Opens a panel listing the rollouts of one group of a file (`groupId` null: every rollout of the file). */
   async openGroup(file: string, groupId: string | null): Promise<vscode.WebviewPanel> {
-    const panel = this.createPanel(`Group ${groupId ?? shortName({ path: file, index: 0 })}`);
-    let msg: CompareHostMessage;
-    try {
+    const title = groupId !== null ? `Group ${groupId}` : shortName({ path: file, index: 0 });
+    return this.openMembers(title, vscode.workspace.asRelativePath(file, true), groupId, async () => {
       const loaded = await loadFile(file);
-      const members = loaded.rollouts.map((rollout, index) => ({ rollout, index })).filter((m) => groupId === null || m.rollout.groupId === groupId);
-      if (members.length === 0) throw new Error(`No rollout of ${file} is in group ${groupId}.`);
-      msg = groupMessage(file, groupId, members, await this.labelsOf(file));
+      const refs = loaded.rollouts.map((r, index) => ({ r, index })).filter((m) => groupId === null || m.r.groupId === groupId).map((m) => ({ path: file, index: m.index }));
+      if (refs.length === 0) throw new Error(`No rollout of ${file} is in group ${groupId}.`);
+      return refs;
+    });
+  }
+
+  /** Opens a panel listing the given rollouts as one group (the trials of one task of a job / run folder). */
+  async openGroupOf(title: string, source: string, refs: readonly RolloutRef[]): Promise<vscode.WebviewPanel> {
+    return this.openMembers(title, source, null, async () => [...refs]);
+  }
+
+  private async openMembers(title: string, source: string, groupId: string | null, refsOf: () => Promise<RolloutRef[]>): Promise<vscode.WebviewPanel> {
+    const panel = this.createPanel(title);
+    let msg: CompareHostMessage;
+    let refs: RolloutRef[] = [];
+    try {
+      refs = await refsOf();
+      if (refs.length === 0) throw new Error('The group has no rollouts that could be read.');
+      const files = new Map<string, LoadedFile>();
+      const inputs = [];
+      for (const ref of refs) {
+        const c = await this.input(ref, files);
+        inputs.push({ file: c.file, index: c.rolloutIndex, rollout: c.rollout, labels: c.labels });
+      }
+      msg = groupMessage(title, source, groupId, inputs);
     } catch (e) {
       msg = { type: 'compareError', message: e instanceof Error ? e.message : String(e) };
     }
     this.wire(panel, msg, async (m) => {
-      if (m.type === 'openMember') return this.timelines.openRollout(vscode.Uri.file(file), m.rolloutIndex, m.stepIndex, vscode.ViewColumn.Beside);
-      if (m.type === 'compareMember' && msg.type === 'group') {
+      if (m.type === 'openMember') {
+        const ref = refs[m.member];
+        if (ref) await this.timelines.openRollout(vscode.Uri.file(ref.path), ref.index, m.stepIndex, vscode.ViewColumn.Beside);
+      } else if (m.type === 'compareMember' && msg.type === 'group') {
         const best = msg.members.find((x) => x.best);
-        if (best) await this.openCompare({ path: file, index: best.rolloutIndex }, { path: file, index: m.rolloutIndex });
+        const other = refs[m.member];
+        if (best && other) await this.openCompare(refs[best.member], other);
       }
     });
     return panel;

@@ -117,24 +117,41 @@ export function compareMessage(left: CompareInput, right: CompareInput, options:
   };
 }
 
-/** The `group` message for the rollouts of one group (all from `file`). */
-export function groupMessage(file: string, groupId: string | null, members: { rollout: Rollout; index: number }[], labels: readonly LabelLike[] = []): GroupMessage {
-  const g = summarizeGroup(groupId, members);
-  const byIndex = new Map(members.map((m) => [m.index, m.rollout]));
+/** A member of a group: a rollout, its file and index there, and its labels when known. */
+export interface GroupInput {
+  file: string;
+  index: number;
+  rollout: Rollout;
+  labels?: readonly LabelLike[];
+}
+
+/**
+ * The `group` message for the rollouts of one group: a GRPO group of one file, or the trials of one
+ * task in a job / run folder (members from several files). `title` names it, `source` says where
+ * the members come from. Members are named by line / position in a one-file group, by trial folder
+ * otherwise.
+ */
+export function groupMessage(title: string, source: string, groupId: string | null, members: readonly GroupInput[]): GroupMessage {
+  const g = summarizeGroup(groupId, members.map((m, i) => ({ rollout: m.rollout, index: i })));
+  const oneFile = new Set(members.map((m) => m.file)).size <= 1;
   const first = members[0]?.rollout;
   return {
     type: 'group',
-    file,
-    fileLabel: fileLabel(file, first?.task.id ?? null),
+    title,
+    source,
     groupId,
     taskId: first?.task.id ?? null,
     meanReward: g.meanReward,
     members: g.members.map((m) => {
-      const r = byIndex.get(m.index)!;
+      const input = members[m.index];
+      const r = input.rollout;
+      const where = r.source.line !== null ? `line ${r.source.line}` : `#${input.index + 1}`;
       return {
-        rolloutIndex: m.index,
+        member: m.index,
+        file: input.file,
+        rolloutIndex: input.index,
         rolloutId: m.rolloutId,
-        label: r.source.line !== null ? `line ${r.source.line}` : `#${m.index + 1}`,
+        label: oneFile ? where : `${fileLabel(input.file, r.task.id)}${input.index > 0 ? ` ${where}` : ''}`,
         reward: m.reward,
         resolved: m.resolved,
         steps: m.steps,
@@ -145,7 +162,7 @@ export function groupMessage(file: string, groupId: string | null, members: { ro
         changed: m.changed,
         onlyHere: m.onlyHere,
         onlyBest: m.onlyBest,
-        badSteps: labelState(r, labels).bad,
+        badSteps: labelState(r, input.labels ?? []).bad,
       };
     }),
   };

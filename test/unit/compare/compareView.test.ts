@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openLabelStore } from '../../../src/core/labels/journal';
 import { loadFile } from '../../../src/core/load';
@@ -37,8 +38,31 @@ describe('compare: the webview messages', () => {
     const refs = msg.rows.flatMap((r) => [...(r.left?.labels ?? []), ...(r.right?.labels ?? [])]).filter((l) => l.source === 'reference');
     const want = [0, 1].flatMap((i) => f.rollouts[i].steps.filter((s) => s.referenceLabel)).length;
     assert.equal(refs.length, want);
-    const g = groupMessage(f.path, null, f.rollouts.map((rollout, index) => ({ rollout, index })));
+    const g = groupMessage('all', f.path, null, f.rollouts.map((rollout, index) => ({ file: f.path, rollout, index })));
+    assert.deepEqual(g.members.map((m) => m.label).sort(), f.rollouts.map((r) => `line ${r.source.line}`).sort());
     for (const m of g.members) assert.equal(m.badSteps, f.rollouts[m.rolloutIndex].steps.filter((s) => s.referenceLabel?.value === -1).length);
+  });
+
+  it('a group of trials from several files (a task of a job folder) names members by trial and finds the retry', async () => {
+    const a = await loadFile(sample(SWE));
+    const j = JSON.parse(fs.readFileSync(sample(SWE), 'utf8'));
+    j.trajectory.splice(6, 0, structuredClone(j.trajectory[5]));
+    const dir = path.join(tmpDir(), 'job', 'marshmallow__B2', 'agent');
+    fs.mkdirSync(dir, { recursive: true });
+    const bFile = path.join(dir, 'trajectory.json');
+    fs.writeFileSync(bFile, JSON.stringify(j));
+    const b = await loadFile(bFile);
+    const g = groupMessage('marshmallow', '2 trials', null, [
+      { file: bFile, index: 0, rollout: b.rollouts[0] },
+      { file: a.path, index: 0, rollout: a.rollouts[0] },
+    ]);
+    // Same (unknown) reward: the shorter rollout is the best; the other's retry is where it parts.
+    assert.deepEqual(g.members.map((m) => [m.member, m.best, m.label]), [
+      [1, true, 'v0.7_default__marshmallow-code__marshmallow-1867'],
+      [0, false, 'marshmallow__B2'],
+    ]);
+    assert.equal(g.members[1].divergesAt, 8);
+    assert.equal(g.members[1].onlyHere, 1);
   });
 
   it('the page shell has the strict CSP and no data', () => {
@@ -51,7 +75,9 @@ describe('compare: the webview messages', () => {
     assert.ok(isCompareWebviewMessage({ type: 'openStep', side: 'left', stepIndex: 3 }));
     assert.ok(!isCompareWebviewMessage({ type: 'openStep', side: 'middle', stepIndex: 3 }));
     assert.ok(!isCompareWebviewMessage({ type: 'openStep', side: 'left', stepIndex: -1 }));
-    assert.ok(isCompareWebviewMessage({ type: 'openMember', rolloutIndex: 0, stepIndex: null }));
+    assert.ok(isCompareWebviewMessage({ type: 'openMember', member: 0, stepIndex: null }));
+    assert.ok(isCompareWebviewMessage({ type: 'compareMember', member: 2 }));
+    assert.ok(!isCompareWebviewMessage({ type: 'openMember', rolloutIndex: 0, stepIndex: null }));
     assert.ok(!isCompareWebviewMessage({ type: 'run', command: 'rm -rf /' }));
   });
 });
