@@ -203,13 +203,13 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   }
 
   /** The rollouts as the tree shows them now (filtered and sorted): file path and rollout index, in order. */
-  visibleRollouts(): { path: string; index: number; id: string; groupId: string | null }[] {
-    const out: { path: string; index: number; id: string; groupId: string | null }[] = [];
+  visibleRollouts(): { path: string; index: number; id: string; taskId: string | null; groupId: string | null }[] {
+    const out: { path: string; index: number; id: string; taskId: string | null; groupId: string | null }[] = [];
     const walk = (n: TreeNode): void => {
-      if (n.kind === 'rollout') out.push({ path: n.path, index: n.rollout.index, id: n.rollout.id, groupId: n.rollout.groupId });
+      if (n.kind === 'rollout') out.push({ path: n.path, index: n.rollout.index, id: n.rollout.id, taskId: n.rollout.taskId, groupId: n.rollout.groupId });
       else if (n.kind === 'file' && n.children.length === 0 && n.state.kind === 'loaded' && n.state.rollouts.length === 1) {
         const r = n.state.rollouts[0];
-        out.push({ path: n.path, index: r.index, id: r.id, groupId: r.groupId });
+        out.push({ path: n.path, index: r.index, id: r.id, taskId: r.taskId, groupId: r.groupId });
       }
       n.children.forEach(walk);
     };

@@ -45,10 +45,15 @@ type PickItem = vscode.QuickPickItem & { ref?: RolloutRef; files?: true };
 
 /** Asks for one rollout: from the Rollouts view (same task first), or a file. */
 async function pickRollout(rollouts: RolloutsView, title: string, except: RolloutRef | null): Promise<RolloutRef | null> {
-  const visible = rollouts.visibleRollouts().filter((r) => !(except && r.path === except.path && r.index === except.index));
-  const items: PickItem[] = visible.map((r) => ({
+  const all = rollouts.visibleRollouts();
+  const first = except ? all.find((r) => r.path === except.path && r.index === except.index) : undefined;
+  // Rollouts of the same task (or GRPO group) as the first one come first.
+  const kin = (r: (typeof all)[number]): boolean => !!first && ((first.taskId !== null && r.taskId === first.taskId) || (first.groupId !== null && r.groupId === first.groupId));
+  const visible = all.filter((r) => !(except && r.path === except.path && r.index === except.index));
+  const ordered = [...visible.filter(kin), ...visible.filter((r) => !kin(r))];
+  const items: PickItem[] = ordered.map((r) => ({
     label: `${path.basename(path.dirname(r.path))}/${path.basename(r.path)}${r.index > 0 ? ` #${r.index + 1}` : ''}`,
-    description: r.groupId !== null ? `group ${r.groupId}` : '',
+    description: [kin(r) ? 'same task' : '', r.taskId ?? '', r.groupId !== null ? `group ${r.groupId}` : ''].filter(Boolean).join(' · '),
     detail: r.id,
     ref: { path: r.path, index: r.index },
   }));
