@@ -68,6 +68,9 @@ const targets = [
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js',
     platform: 'browser', format: 'esm', target: 'es2022', tsconfig: 'tsconfig.webview.json',
     loader: { '.css': 'text' }, plugins: [xtermCspPlugin] },
+  // The compare / group page (issue 8): its own small bundle (no xterm).
+  { ...common, entryPoints: ['webview/compare-main.ts'], outfile: 'dist/compare.js',
+    platform: 'browser', format: 'esm', target: 'es2022', tsconfig: 'tsconfig.webview.json' },
 ];
 
 const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));

@@ -3,6 +3,9 @@
  */
 import * as vscode from 'vscode';
 import { registerCommands } from './host/commands';
+import { registerCompareCommands } from './host/compare/compareCommands';
+import { ComparePanels } from './host/compare/comparePanel';
+import { SearchView } from './host/search/searchView';
 import { LabelService } from './host/labels';
 import { registerReplay, type ReplayController } from './host/replay/controller';
 import { RolloutsView } from './host/rolloutsView';
@@ -14,10 +17,14 @@ export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel('Trajectory Inspector', { log: true });
   const labels = new LabelService(context.globalStorageUri, output);
   const timelines = new TimelineEditorProvider(context.extensionUri, output, labels);
-  const rollouts = new RolloutsView(output, context.workspaceState);
+  const rollouts = new RolloutsView(output, context.workspaceState, (f) => labels.locate(f).journal);
   context.subscriptions.push(output, labels, timelines, rollouts, registerCommands(timelines, rollouts));
   replay = registerReplay(context, timelines, output);
   context.subscriptions.push(replay);
+  // Compare, group view and workspace search (issue 8).
+  const compare = new ComparePanels(context.extensionUri, output, timelines, (f) => labels.locate(f).journal);
+  const search = new SearchView(rollouts, timelines, output, context.workspaceState);
+  context.subscriptions.push(compare, search, registerCompareCommands(compare, rollouts, search));
 }
 
 /** Waits for replay containers and snapshots to be removed. */

@@ -13,7 +13,8 @@ import { DEFAULT_EXPORT_NEUTRAL, NEUTRAL_MAPPING_CHOICES } from '../shared/setti
 import { SECTION } from './config';
 import { FORMAT_ITEMS, defaultExportPath, exportFileLabels, labelSources } from './labelExport';
 import { parseStepNumber, stepPickItems, type StepPickItem } from './present';
-import { FILTER_LABELS, OUTCOME_FILTERS, SORT_KEYS, SORT_LABELS, isOutcomeFilter, isSortKey } from './rolloutTree';
+import { filterRolloutsPick } from './rolloutFilterPick';
+import { SORT_KEYS, SORT_LABELS, isSortKey } from './rolloutTree';
 import { OPEN_ROLLOUT_COMMAND, type RolloutsView } from './rolloutsView';
 import { TIMELINE_VIEW_TYPE, type TimelineEditorProvider, type TimelinePanel } from './timelineEditor';
 
@@ -138,11 +139,8 @@ async function sortRollouts(rollouts: RolloutsView, key?: unknown): Promise<void
  * the argument (`all`, `passed`, `failed`, `unknown`) is applied without asking.
  */
 async function filterRollouts(rollouts: RolloutsView, filter?: unknown): Promise<void> {
-  if (isOutcomeFilter(filter)) return rollouts.setFilter(filter);
-  const current = rollouts.treeOptions.filter;
-  const items = OUTCOME_FILTERS.map((f) => ({ filter: f, label: FILTER_LABELS[f].label, description: f === current ? 'current' : '', detail: FILTER_LABELS[f].detail }));
-  const picked = await vscode.window.showQuickPick(items, { title: 'Filter Rollouts', placeHolder: 'Show the rollouts whose outcome is…' });
-  if (picked) await rollouts.setFilter(picked.filter);
+  // Outcome filters plus reward / length / format / task / label refinements (issue 8).
+  return filterRolloutsPick(rollouts, filter);
 }
 
 /** Runs a labelling key's action in the active timeline (it acts on the selected step). */

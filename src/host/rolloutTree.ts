@@ -27,12 +27,64 @@ export interface TreeRollout extends RolloutSummary {
   groupId: string | null;
   /** The trial (folder) name, when the format records one (Harbor, Terminal-Bench 1 `metadata.trialName`). */
   trialName?: string | null;
+  /** The rollout's format (for the format filter and sort). */
+  format?: FormatId;
+  /** Label state of the rollout's steps, when known (read from the label journal and the data's reference labels). */
+  labels?: RolloutLabelState | null;
+  /** Score state of the rollout's steps, when a scorer has scored it. */
+  scores?: RolloutScoreState | null;
+}
+
+/** How many steps of a rollout carry labels: bad (−1 from any annotator or the data), and labelled by a person. */
+export interface RolloutLabelState {
+  /** Steps with a −1 label (any annotator, or a reference label that came with the data). */
+  bad: number;
+  /** Steps with a label from an annotator (reference labels do not count). */
+  labelled: number;
+}
+
+/** Per-step scores of a rollout, summarised: lowest and mean value (scorer's range), steps scored. */
+export interface RolloutScoreState {
+  min: number;
+  mean: number;
+  scored: number;
+}
+
+/**
+ * The label state of a rollout from its current labels (core `CurrentLabel`s of any annotator, the
+ * rollout-level verdicts with `stepIndex` null left out) and its steps' reference labels.
+ */
+export function labelState(
+  r: { id: string; steps: readonly { index: number; referenceLabel?: { value: number } | null }[] },
+  current: readonly { rolloutId: string; stepIndex: number | null; value: 1 | 0 | -1 | null }[],
+): RolloutLabelState {
+  const bad = new Set<number>();
+  const labelled = new Set<number>();
+  for (const s of r.steps) if (s.referenceLabel?.value === -1) bad.add(s.index);
+  for (const l of current) {
+    if (l.rolloutId !== r.id || l.stepIndex === null || l.value === null) continue;
+    labelled.add(l.stepIndex);
+    if (l.value === -1) bad.add(l.stepIndex);
+  }
+  return { bad: bad.size, labelled: labelled.size };
+}
+
+/** Summarises per-step scores (core `Score`s of one rollout), or null when there are none. */
+export function scoreState(scores: readonly { value: number }[]): RolloutScoreState | null {
+  if (!scores.length) return null;
+  let min = Infinity;
+  let sum = 0;
+  for (const s of scores) {
+    min = Math.min(min, s.value);
+    sum += s.value;
+  }
+  return { min, mean: sum / scores.length, scored: scores.length };
 }
 
 /** The tree's summary of a loaded rollout. */
 export function treeRollout(r: Rollout, index: number): TreeRollout {
   const trialName = typeof r.metadata.trialName === 'string' ? r.metadata.trialName : null;
-  return { ...summarize(r, index), groupId: r.groupId, trialName };
+  return { ...summarize(r, index), groupId: r.groupId, trialName, format: r.format, labels: labelState(r, []) };
 }
 
 /** What is known of a found file. `ignored`: a candidate name (`results.json`) no loader reads. */
@@ -52,14 +104,37 @@ export interface Entry {
 // ---------------------------------------------------------------------------------------------
 // Options
 
-export type SortKey = 'name' | 'reward' | 'steps' | 'outcome';
+export type SortKey = 'name' | 'reward' | 'steps' | 'outcome' | 'format' | 'task' | 'badSteps' | 'score';
 export type OutcomeFilter = 'all' | 'passed' | 'failed' | 'unknown';
-export const SORT_KEYS: readonly SortKey[] = ['name', 'reward', 'steps', 'outcome'];
+export const SORT_KEYS: readonly SortKey[] = ['name', 'reward', 'steps', 'outcome', 'format', 'task', 'badSteps', 'score'];
 export const OUTCOME_FILTERS: readonly OutcomeFilter[] = ['all', 'passed', 'failed', 'unknown'];
+
+/** Label / score state filters: steps labelled bad, no person's label yet, some label, a step scored below the threshold. */
+export type LabelFilter = 'badStep' | 'unlabelled' | 'labelled' | 'lowScore';
+export const LABEL_FILTERS: readonly LabelFilter[] = ['badStep', 'unlabelled', 'labelled', 'lowScore'];
+
+/**
+ * Filters beyond the outcome, all optional (absent = no filter). A rollout passes when it passes
+ * every one given; a bound on a value the rollout does not have (reward unknown) fails it.
+ */
+export interface RolloutRefine {
+  minReward?: number | null;
+  maxReward?: number | null;
+  minSteps?: number | null;
+  maxSteps?: number | null;
+  /** Formats to keep; empty = all. */
+  formats?: FormatId[];
+  /** Text the task id (or the rollout id, for rollouts without a task id) must contain, case ignored. */
+  task?: string | null;
+  labels?: LabelFilter | null;
+  /** `lowScore`: a step scored below this (default 0.5). */
+  lowScore?: number | null;
+}
 
 export interface TreeOptions {
   sort: SortKey;
   filter: OutcomeFilter;
+  refine?: RolloutRefine;
 }
 export const DEFAULT_OPTIONS: TreeOptions = { sort: 'name', filter: 'all' };
 
@@ -76,6 +151,16 @@ export const SORT_LABELS: Record<SortKey, { label: string; detail: string }> = {
   reward: { label: 'Reward', detail: 'Highest reward first (collections, tasks and groups by mean reward); unknown last' },
   steps: { label: 'Steps', detail: 'Most steps first; unknown last' },
   outcome: { label: 'Outcome', detail: 'Failed first, then passed, unknown last (collections, tasks and groups by pass rate)' },
+  format: { label: 'Format', detail: 'Rollout format (ATIF, SWE-agent, …), then name' },
+  task: { label: 'Task', detail: 'Task id, A–Z' },
+  badSteps: { label: 'Bad steps', detail: 'Most steps labelled bad first (your labels, other annotators\' and reference labels)' },
+  score: { label: 'Lowest step score', detail: 'Lowest per-step score first, when a scorer has scored the rollouts; unscored last' },
+};
+export const LABEL_FILTER_LABELS: Record<LabelFilter, { label: string; detail: string }> = {
+  badStep: { label: 'Has a bad step', detail: 'A step labelled −1 by anyone, or by the data\'s reference labels' },
+  unlabelled: { label: 'Unlabelled', detail: 'No step labelled by a person yet' },
+  labelled: { label: 'Labelled', detail: 'At least one step labelled by a person' },
+  lowScore: { label: 'Has a low-scored step', detail: 'A step a scorer scored below the threshold (default 0.5)' },
 };
 export const FILTER_LABELS: Record<OutcomeFilter, { label: string; detail: string }> = {
   all: { label: 'All', detail: 'Every rollout, and files not read yet or that could not be read' },
@@ -113,10 +198,14 @@ export interface Stats {
   meanReward: number | null;
   /** Mean step count of the read rollouts, or null when none is read. */
   meanSteps: number | null;
+  /** Steps labelled bad over the read rollouts whose labels are known, or null when none is known. */
+  bad?: number | null;
+  /** Lowest step score over the scored rollouts, or null when none is scored. */
+  minScore?: number | null;
 }
 
 function emptyStats(): Stats {
-  return { total: 0, pending: 0, unreadable: 0, passed: 0, failed: 0, unknown: 0, meanReward: null, meanSteps: null };
+  return { total: 0, pending: 0, unreadable: 0, passed: 0, failed: 0, unknown: 0, meanReward: null, meanSteps: null, bad: null, minScore: null };
 }
 
 /** Stats of members: each a list of rollouts (a trial file, one rollout of a group) or a non-loaded state. */
@@ -138,6 +227,8 @@ function statsOf(members: { state: EntryState['kind']; rollouts: TreeRollout[] }
       }
       stepSum += r.steps;
       stepN++;
+      if (r.labels) s.bad = (s.bad ?? 0) + r.labels.bad;
+      if (r.scores) s.minScore = Math.min(s.minScore ?? Infinity, r.scores.min);
     }
   }
   s.meanReward = rewardN ? rewardSum / rewardN : null;
@@ -291,16 +382,36 @@ interface Keys {
   reward: number | null;
   steps: number | null;
   outcome: number | null;
+  format?: string | null;
+  task?: string | null;
+  bad?: number | null;
+  score?: number | null;
 }
 
 function keysOfRollout(r: TreeRollout, name: string): Keys {
   const p = passState(r);
-  return { name, reward: r.reward, steps: r.steps, outcome: p === 'failed' ? 0 : p === 'passed' ? 1 : null };
+  return {
+    name,
+    reward: r.reward,
+    steps: r.steps,
+    outcome: p === 'failed' ? 0 : p === 'passed' ? 1 : null,
+    format: r.format ?? null,
+    task: r.taskId,
+    bad: r.labels ? r.labels.bad : null,
+    score: r.scores ? r.scores.min : null,
+  };
 }
 
 function keysOfStats(s: Stats, name: string): Keys {
   const judged = s.passed + s.failed;
-  return { name, reward: s.meanReward, steps: s.meanSteps, outcome: judged ? s.passed / judged : null };
+  return { name, reward: s.meanReward, steps: s.meanSteps, outcome: judged ? s.passed / judged : null, format: null, task: name, bad: s.bad ?? null, score: s.minScore ?? null };
+}
+
+function stringsLast(a: string | null | undefined, b: string | null | undefined): number {
+  if (!a && !b) return 0;
+  if (!a) return 1;
+  if (!b) return -1;
+  return compareNames(a, b);
 }
 
 function nullsLast(a: number | null, b: number | null, desc: boolean): number {
@@ -315,6 +426,10 @@ function compareKeys(a: Keys, b: Keys, sort: SortKey): number {
   if (sort === 'reward') c = nullsLast(a.reward, b.reward, true);
   else if (sort === 'steps') c = nullsLast(a.steps, b.steps, true);
   else if (sort === 'outcome') c = nullsLast(a.outcome, b.outcome, false);
+  else if (sort === 'format') c = stringsLast(a.format, b.format);
+  else if (sort === 'task') c = stringsLast(a.task, b.task);
+  else if (sort === 'badSteps') c = nullsLast(a.bad ?? null, b.bad ?? null, true);
+  else if (sort === 'score') c = nullsLast(a.score ?? null, b.score ?? null, false);
   return c || compareNames(a.name, b.name);
 }
 
@@ -324,14 +439,59 @@ function sortBy<T>(items: T[], keys: (t: T) => Keys, sort: SortKey): T[] {
   return withKeys.map((x) => x.t);
 }
 
-/** True when a rollout passes the filter. */
+/** True when a rollout passes the outcome filter. */
 export function rolloutMatches(r: TreeRollout, filter: OutcomeFilter): boolean {
   return filter === 'all' || passState(r) === filter;
 }
 
-/** True when a file that holds no read rollouts (not read yet, unreadable) passes the filter. */
-function unreadMatches(filter: OutcomeFilter): boolean {
-  return filter === 'all' || filter === 'unknown';
+/** True when no refinement is set. */
+export function refineIsEmpty(f: RolloutRefine | undefined): boolean {
+  if (!f) return true;
+  return (
+    (f.minReward ?? null) === null &&
+    (f.maxReward ?? null) === null &&
+    (f.minSteps ?? null) === null &&
+    (f.maxSteps ?? null) === null &&
+    !(f.formats && f.formats.length) &&
+    !f.task &&
+    !f.labels
+  );
+}
+
+/** True when a rollout passes the refinement (see RolloutRefine). */
+export function rolloutRefined(r: TreeRollout, f: RolloutRefine | undefined): boolean {
+  if (!f) return true;
+  if (f.minReward !== undefined && f.minReward !== null && (r.reward === null || r.reward < f.minReward)) return false;
+  if (f.maxReward !== undefined && f.maxReward !== null && (r.reward === null || r.reward > f.maxReward)) return false;
+  if (f.minSteps !== undefined && f.minSteps !== null && r.steps < f.minSteps) return false;
+  if (f.maxSteps !== undefined && f.maxSteps !== null && r.steps > f.maxSteps) return false;
+  if (f.formats && f.formats.length && (!r.format || !f.formats.includes(r.format))) return false;
+  if (f.task) {
+    const t = (r.taskId ?? r.id).toLowerCase();
+    if (!t.includes(f.task.toLowerCase())) return false;
+  }
+  switch (f.labels) {
+    case 'badStep':
+      return !!r.labels && r.labels.bad > 0;
+    case 'unlabelled':
+      return !r.labels || r.labels.labelled === 0;
+    case 'labelled':
+      return !!r.labels && r.labels.labelled > 0;
+    case 'lowScore':
+      return !!r.scores && r.scores.min < (f.lowScore ?? 0.5);
+    default:
+      return true;
+  }
+}
+
+/** True when a rollout passes the outcome filter and the refinement of `opts`. */
+export function rolloutPasses(r: TreeRollout, opts: TreeOptions): boolean {
+  return rolloutMatches(r, opts.filter) && rolloutRefined(r, opts.refine);
+}
+
+/** True when a file that holds no read rollouts (not read yet, unreadable) passes the filters. */
+function unreadMatches(opts: TreeOptions): boolean {
+  return (opts.filter === 'all' || opts.filter === 'unknown') && refineIsEmpty(opts.refine);
 }
 
 /** Default label of a rollout inside a file: its task id, else `line N`, else `#N`. */
@@ -367,7 +527,7 @@ function fileChildren(e: Entry, opts: TreeOptions): { children: TreeNode[]; grou
   }
   const groups: GroupNode[] = [];
   for (const [groupId, members] of byGroup) {
-    const kids = members.filter((r) => rolloutMatches(r, opts.filter)).map(leaf);
+    const kids = members.filter((r) => rolloutPasses(r, opts)).map(leaf);
     if (kids.length === 0) continue;
     groups.push({
       kind: 'group',
@@ -380,7 +540,7 @@ function fileChildren(e: Entry, opts: TreeOptions): { children: TreeNode[]; grou
     });
   }
   const sortedGroups = sortBy(groups, (g) => keysOfStats(g.stats, g.groupId), opts.sort);
-  const looseLeaves = sortBy(loose.filter((r) => rolloutMatches(r, opts.filter)).map(leaf), leafKeys, opts.sort);
+  const looseLeaves = sortBy(loose.filter((r) => rolloutPasses(r, opts)).map(leaf), leafKeys, opts.sort);
   return { children: [...sortedGroups, ...looseLeaves], groups: byGroup.size };
 }
 
@@ -388,8 +548,8 @@ function fileChildren(e: Entry, opts: TreeOptions): { children: TreeNode[]; grou
 function fileLeaf(e: Entry, role: FileLeaf['role'], label: string | null, opts: TreeOptions): FileLeaf | null {
   const rs = rolloutsOf(e.state);
   if (e.state.kind === 'loaded') {
-    if (!rs.some((r) => rolloutMatches(r, opts.filter))) return null;
-  } else if (!unreadMatches(opts.filter)) return null;
+    if (!rs.some((r) => rolloutPasses(r, opts))) return null;
+  } else if (!unreadMatches(opts)) return null;
   const { children, groups } = fileChildren(e, opts);
   return { kind: 'file', id: `f:${e.path}`, path: e.path, role, label, state: e.state, groups, children };
 }
@@ -399,7 +559,7 @@ function keysOfFile(f: FileLeaf, name: string): Keys {
   const rs = rolloutsOf(f.state);
   if (rs.length === 1) return keysOfRollout(rs[0], name);
   if (rs.length === 0) return { name, reward: null, steps: null, outcome: null };
-  return keysOfStats(statsOf([{ state: 'loaded', rollouts: rs }]), name);
+  return { ...keysOfStats(statsOf([{ state: 'loaded', rollouts: rs }]), name), format: rs[0].format ?? null };
 }
 
 /** The label a task node shows: the task id its read trials agree on, else the folder-derived key. */
@@ -446,7 +606,7 @@ function collectionNode(f: Folder, opts: TreeOptions): CollectionNode | null {
       const k = (attempt.get(key) ?? 0) + 1;
       attempt.set(key, k);
       const label = r.trialName ?? `${key} #${k}`;
-      const leaf: RolloutLeaf | null = rolloutMatches(r, opts.filter)
+      const leaf: RolloutLeaf | null = rolloutPasses(r, opts)
         ? { kind: 'rollout', id: `r:${f.run.path}#${r.index}`, path: f.run.path, rollout: r, label, children: [] }
         : null;
       addTo(key, leaf ? { leaf, keys: keysOfRollout(r, label), stat } : null, stat);
@@ -467,7 +627,7 @@ function collectionNode(f: Folder, opts: TreeOptions): CollectionNode | null {
   }
   const children: TreeNode[] = sortBy(taskNodes, (t) => keysOfStats(t.stats, t.label), opts.sort);
   // With trial folders found, the run's own results.json comes first (it opens as a picker of every trial).
-  if (f.run && trials.length > 0 && opts.filter === 'all') {
+  if (f.run && trials.length > 0 && opts.filter === 'all' && refineIsEmpty(opts.refine)) {
     children.unshift({ kind: 'file', id: `f:${f.run.path}`, path: f.run.path, role: 'run', label: null, state: f.run.state, groups: 0, children: [] });
   }
   if (children.length === 0) return null;
@@ -590,8 +750,49 @@ export function multiFileDescription(rollouts: readonly TreeRollout[], groups: n
     .join(' · ');
 }
 
+/** Short text of a refinement (`reward ≥ 0.5 · 10–40 steps · atif · task "git" · has a bad step`), '' when empty. */
+export function refineDescription(f: RolloutRefine | undefined): string {
+  if (!f) return '';
+  const parts: string[] = [];
+  const lo = f.minReward ?? null;
+  const hi = f.maxReward ?? null;
+  if (lo !== null && hi !== null) parts.push(`reward ${shortReward(lo)}–${shortReward(hi)}`);
+  else if (lo !== null) parts.push(`reward ≥ ${shortReward(lo)}`);
+  else if (hi !== null) parts.push(`reward ≤ ${shortReward(hi)}`);
+  const sl = f.minSteps ?? null;
+  const sh = f.maxSteps ?? null;
+  if (sl !== null && sh !== null) parts.push(`${sl}–${sh} steps`);
+  else if (sl !== null) parts.push(`≥ ${sl} steps`);
+  else if (sh !== null) parts.push(`≤ ${sh} steps`);
+  if (f.formats?.length) parts.push(f.formats.join(', '));
+  if (f.task) parts.push(`task "${f.task}"`);
+  if (f.labels) parts.push(LABEL_FILTER_LABELS[f.labels].label.toLowerCase());
+  return parts.join(' · ');
+}
+
 /** The view's description: the filter and sort when not the defaults (`failed · by reward`). */
 export function optionsDescription(o: TreeOptions): string | undefined {
-  const parts = [o.filter !== 'all' ? FILTER_LABELS[o.filter].label.toLowerCase() : '', o.sort !== 'name' ? `by ${o.sort}` : ''].filter(Boolean);
+  const parts = [o.filter !== 'all' ? FILTER_LABELS[o.filter].label.toLowerCase() : '', refineDescription(o.refine), o.sort !== 'name' ? `by ${o.sort}` : ''].filter(Boolean);
   return parts.length ? parts.join(' · ') : undefined;
+}
+
+/**
+ * Parses a range typed in a filter box: `0.5` (at least), `0.5-1` / `0.5..1` (between), `<=0.5` /
+ * `>=2` / `<3` / `>3` (bounds, `<`/`>` read as ≤/≥), `` (none). Null when the text does not parse.
+ */
+export function parseRange(text: string): { min: number | null; max: number | null } | null {
+  const t = text.trim();
+  if (t === '') return { min: null, max: null };
+  const num = '(-?\\d+(?:\\.\\d+)?|-?\\.\\d+)';
+  let m = new RegExp(`^${num}\\s*(?:-|\\.\\.|–)\\s*${num}$`).exec(t);
+  if (m) {
+    const a = Number(m[1]);
+    const b = Number(m[2]);
+    return { min: Math.min(a, b), max: Math.max(a, b) };
+  }
+  m = new RegExp(`^(<=?|>=?|≤|≥)\\s*${num}$`).exec(t);
+  if (m) return m[1].startsWith('<') || m[1] === '≤' ? { min: null, max: Number(m[2]) } : { min: Number(m[2]), max: null };
+  m = new RegExp(`^${num}$`).exec(t);
+  if (m) return { min: Number(m[1]), max: null };
+  return null;
 }

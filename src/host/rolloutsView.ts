@@ -13,6 +13,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { UnknownFormatError } from '../core/errors';
+import { mergeEntries, readJournal } from '../core/labels/journal';
 import { loadFile } from '../core/load';
 import { readConfig } from './config';
 import { describeCounts, errorSummary, fileLabel, formatReward, joinGlobs, mapLimit, resolvedText } from './present';
@@ -25,6 +26,7 @@ import {
   indexTree,
   isOutcomeFilter,
   isSortKey,
+  labelState,
   multiFileDescription,
   optionsDescription,
   passState,
@@ -37,6 +39,7 @@ import {
   type GroupNode,
   type OutcomeFilter,
   type RolloutLeaf,
+  type RolloutRefine,
   type SortKey,
   type TaskNode,
   type TreeNode,
@@ -57,13 +60,35 @@ const CANDIDATE_NAMES = new Set(['results.json', 'result.json']);
 /** Workspace-state keys of the sort and filter. */
 const SORT_STATE = 'trajectoryInspector.rollouts.sort';
 const FILTER_STATE = 'trajectoryInspector.rollouts.filter';
+const REFINE_STATE = 'trajectoryInspector.rollouts.refine';
+
+/** What the label state of a file's rollouts is computed from: ids and the steps with a −1 reference label. */
+type LabelBasis = { id: string; steps: { index: number; referenceLabel: { value: number } }[] }[];
 
 /** A found rollout file and what is known of it (the same object across refreshes). */
 class FileNode {
   state: EntryState = { kind: 'pending' };
   mtime = -1;
   size = 0;
+  labelBasis: LabelBasis = [];
   constructor(readonly uri: vscode.Uri) {}
+}
+
+/** A refinement read back from the workspace state (anything malformed is dropped). */
+function readRefine(v: unknown): RolloutRefine | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const o = v as Record<string, unknown>;
+  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+  const r: RolloutRefine = {
+    minReward: num(o.minReward),
+    maxReward: num(o.maxReward),
+    minSteps: num(o.minSteps),
+    maxSteps: num(o.maxSteps),
+    formats: Array.isArray(o.formats) ? (o.formats.filter((f) => typeof f === 'string') as RolloutRefine['formats']) : [],
+    task: typeof o.task === 'string' && o.task ? o.task : null,
+    labels: o.labels === 'badStep' || o.labels === 'unlabelled' || o.labels === 'labelled' || o.labels === 'lowScore' ? o.labels : null,
+  };
+  return r;
 }
 
 function passIcon(p: 'passed' | 'failed' | 'unknown'): vscode.ThemeIcon {
@@ -107,11 +132,17 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   constructor(
     private readonly output: vscode.LogOutputChannel,
     private readonly state?: vscode.Memento,
+    /** The label journal of a rollout file (for the label filters); absent: no label state. */
+    private readonly journalOf?: (file: string) => string,
   ) {
     const sort = state?.get<unknown>(SORT_STATE);
     const filter = state?.get<unknown>(FILTER_STATE);
-    this.options = { sort: isSortKey(sort) ? sort : DEFAULT_OPTIONS.sort, filter: isOutcomeFilter(filter) ? filter : DEFAULT_OPTIONS.filter };
-    this.view = vscode.window.createTreeView(ROLLOUTS_VIEW_ID, { treeDataProvider: this, showCollapseAll: true });
+    this.options = {
+      sort: isSortKey(sort) ? sort : DEFAULT_OPTIONS.sort,
+      filter: isOutcomeFilter(filter) ? filter : DEFAULT_OPTIONS.filter,
+      refine: readRefine(state?.get<unknown>(REFINE_STATE)),
+    };
+    this.view = vscode.window.createTreeView(ROLLOUTS_VIEW_ID, { treeDataProvider: this, showCollapseAll: true, canSelectMany: true });
     this.view.description = optionsDescription(this.options);
     this.disposables.push(
       this.view,
@@ -128,6 +159,79 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       }),
     );
     this.watch();
+    // Label journals change as people label: re-read the label state of the files (not the files).
+    const journals = vscode.workspace.createFileSystemWatcher('**/.trajectory-labels/**/*.labels.jsonl');
+    const onJournal = (): void => {
+      clearTimeout(this.labelTimer);
+      this.labelTimer = setTimeout(() => void this.refreshLabels(), REFRESH_DEBOUNCE_MS);
+    };
+    this.disposables.push(journals, journals.onDidChange(onJournal), journals.onDidCreate(onJournal), journals.onDidDelete(onJournal));
+  }
+
+  private labelTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Label state of a file's rollouts from its journal (every annotator) and the data's reference labels. */
+  private async readLabels(node: FileNode): Promise<void> {
+    if (node.state.kind !== 'loaded' || !this.journalOf) return;
+    let current: { rolloutId: string; stepIndex: number | null; value: 1 | 0 | -1 | null }[] = [];
+    try {
+      current = [...mergeEntries((await readJournal(this.journalOf(node.uri.fsPath))).entries).values()];
+    } catch (e) {
+      this.output.debug(`Rollouts view: labels of ${node.uri.fsPath}: ${String(e)}`);
+    }
+    const st = node.state;
+    node.state = { ...st, rollouts: st.rollouts.map((r, i) => ({ ...r, labels: labelState(node.labelBasis[i] ?? { id: r.id, steps: [] }, current) })) };
+  }
+
+  /** Re-reads the label journals of the read files (after labelling, or before a label filter applies). */
+  async refreshLabels(): Promise<void> {
+    await mapLimit([...this.byPath.values()], LOAD_CONCURRENCY, (n) => this.readLabels(n));
+    this.changed();
+  }
+
+  /** The current refinement (reward / steps / format / task / label filters). */
+  get refine(): RolloutRefine | undefined {
+    return this.options.refine;
+  }
+
+  /** Sets the refinement (kept in the workspace state); undefined clears it. */
+  async setRefine(refine: RolloutRefine | undefined): Promise<void> {
+    this.options = { ...this.options, refine };
+    await this.state?.update(REFINE_STATE, refine);
+    if (refine?.labels) await this.refreshLabels();
+    this.optionsChanged();
+  }
+
+  /** The rollouts as the tree shows them now (filtered and sorted): file path and rollout index, in order. */
+  visibleRollouts(): { path: string; index: number; id: string; taskId: string | null; groupId: string | null }[] {
+    const out: { path: string; index: number; id: string; taskId: string | null; groupId: string | null }[] = [];
+    const walk = (n: TreeNode): void => {
+      if (n.kind === 'rollout') out.push({ path: n.path, index: n.rollout.index, id: n.rollout.id, taskId: n.rollout.taskId, groupId: n.rollout.groupId });
+      else if (n.kind === 'file' && n.children.length === 0 && n.state.kind === 'loaded' && n.state.rollouts.length === 1) {
+        const r = n.state.rollouts[0];
+        out.push({ path: n.path, index: r.index, id: r.id, taskId: r.taskId, groupId: r.groupId });
+      }
+      n.children.forEach(walk);
+    };
+    this.getModel().roots.forEach(walk);
+    return out;
+  }
+
+  /** The nodes selected in the view (several with Ctrl/Cmd-click). */
+  get selection(): readonly TreeNode[] {
+    return this.view.selection;
+  }
+
+  /** Paths of every rollout file found (for workspace search), scanning first when needed. */
+  async allFiles(): Promise<string[]> {
+    if (!this.scanned) await this.scan();
+    return [...this.byPath.keys()];
+  }
+
+  /** What is known of a file: its format when read. */
+  formatOf(file: string): string | null {
+    const st = this.byPath.get(file)?.state;
+    return st?.kind === 'loaded' ? st.format : null;
   }
 
   /** Current sort and filter. */
@@ -345,7 +449,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     this.view.message = this.truncated
       ? `Showing the first ${MAX_FILES} rollout files.`
       : filtered && roots.length === 0 && this.byPath.size > 0
-        ? `No rollout matches the filter "${FILTER_LABELS[this.options.filter].label}".`
+        ? `No rollout matches the filter "${optionsDescription({ ...this.options, sort: 'name' }) ?? FILTER_LABELS[this.options.filter].label}".`
         : undefined;
     return roots;
   }
@@ -433,6 +537,11 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
         loaded.rollouts.length === 0
           ? { kind: 'error', message: `Read as ${loaded.format}, but the file holds no rollouts.` }
           : { kind: 'loaded', format: loaded.format, schemaVersion: loaded.schemaVersion, rollouts: loaded.rollouts.map(treeRollout) };
+      node.labelBasis = loaded.rollouts.map((r) => ({
+        id: r.id,
+        steps: r.steps.filter((s) => s.referenceLabel?.value === -1).map((s) => ({ index: s.index, referenceLabel: { value: -1 } })),
+      }));
+      await this.readLabels(node);
     } catch (e) {
       if (e instanceof UnknownFormatError && CANDIDATE_NAMES.has(path.basename(node.uri.fsPath))) {
         node.state = { kind: 'ignored' }; // some other tool's results.json: not a rollout, not an error
@@ -446,6 +555,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   dispose(): void {
     clearTimeout(this.refreshTimer);
     clearTimeout(this.changeTimer);
+    clearTimeout(this.labelTimer);
     this.watcherDisposables.forEach((d) => d.dispose());
     while (this.disposables.length) this.disposables.pop()?.dispose();
   }

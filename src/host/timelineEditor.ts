@@ -522,10 +522,10 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
   }
 
   /**
-   * Opens `uri` in the timeline showing rollout `rollout` (and selecting `step`). Reuses an open
-   * timeline of the file when there is one.
+   * Opens `uri` in the timeline showing rollout `rollout` (and selecting `step`), in `column` when
+   * given (compare and search open beside themselves). Reuses an open timeline of the file when there is one.
    */
-  async openRollout(uri: vscode.Uri, rollout: number, step: number | null = null): Promise<void> {
+  async openRollout(uri: vscode.Uri, rollout: number, step: number | null = null, column?: vscode.ViewColumn): Promise<void> {
     const open = [...this.panels].find((p) => p.uri.toString() === uri.toString());
     if (open) {
       open.panel.reveal();
@@ -534,7 +534,7 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
     }
     this.pendingRollout.set(uri.toString(), { rollout, step });
     try {
-      await vscode.commands.executeCommand('vscode.openWith', uri, TIMELINE_VIEW_TYPE);
+      await vscode.commands.executeCommand('vscode.openWith', uri, TIMELINE_VIEW_TYPE, ...(column !== undefined ? [column] : []));
     } finally {
       // If the editor did not open (or resolved already), do not leak the request to a later open.
       setTimeout(() => this.pendingRollout.delete(uri.toString()), 10_000);

@@ -1011,7 +1011,13 @@ export class TiApp extends LitElement {
     if (!reveal) return;
     this.pendingReveal = null;
     const card = this.renderRoot.querySelector<TiStepCard>(`ti-step-card[data-index="${reveal.index}"]`);
-    if (card) card.scrollIntoView({ block: reveal.block });
+    if (!card) return;
+    card.scrollIntoView({ block: reveal.block });
+    // On a first render the cards (child elements) lay out after this: scroll again once they have,
+    // or a step opened from Compare / Search would be selected but left out of view.
+    void card.updateComplete.then(() => requestAnimationFrame(() => {
+      if (card.isConnected && this.selected === reveal.index) card.scrollIntoView({ block: reveal.block });
+    }));
   }
 
   /** Keeps `--dock-height` (the sticky dock's height) current, so revealed cards land below it. */

@@ -1,0 +1,171 @@
+/**
+ * The compare and group webview panels (issue 8): two rollouts side by side with their steps
+ * aligned (core `alignRollouts`), or every rollout of one GRPO group with where each first parts from
+ * the best. Each panel loads its rollout files with core `loadFile`, reads their labels from the
+ * label journals (read-only), builds its message with ./compareView.ts and posts it when the webview
+ * says `ready` (again after every re-creation: the panel keeps no context while hidden).
+ * Clicking a step opens that side's rollout in the timeline at that step, beside the panel.
+ *
+ * The page has the timeline's strict CSP (nonce'd module script, no inline styles); all rollout text
+ * reaches it by postMessage and is rendered as Lit text bindings.
+ */
+import * as vscode from 'vscode';
+import { mergeEntries, readJournal } from '../../core/labels/journal';
+import { loadFile, type LoadedFile } from '../../core/load';
+import type { Score } from '../../core/model';
+import { isCompareWebviewMessage, type CompareHostMessage, type CompareWebviewMessage } from '../../shared/compareProtocol';
+import { makeNonce } from '../present';
+import type { TimelineEditorProvider } from '../timelineEditor';
+import { compareHtml, compareMessage, groupMessage, type CompareInput, type LabelLike } from './compareView';
+
+export const COMPARE_VIEW_TYPE = 'trajectoryInspector.compare';
+
+/** A rollout chosen for comparison: its file and index in the file. */
+export interface RolloutRef {
+  path: string;
+  index: number;
+}
+
+/** Per-step scores of a rollout, when a scorer has scored it (the scorer work plugs in here). */
+export type ScoreLookup = (rolloutId: string) => readonly Score[];
+
+/** Opens compare and group panels. */
+export class ComparePanels implements vscode.Disposable {
+  private readonly panels = new Set<vscode.WebviewPanel>();
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly output: vscode.LogOutputChannel,
+    private readonly timelines: TimelineEditorProvider,
+    private readonly journalOf: (file: string) => string,
+    private readonly scores: ScoreLookup | null = null,
+  ) {}
+
+  private async labelsOf(file: string): Promise<LabelLike[]> {
+    try {
+      return [...mergeEntries((await readJournal(this.journalOf(file))).entries).values()];
+    } catch (e) {
+      this.output.warn(`compare: labels of ${file}: ${String(e)}`);
+      return [];
+    }
+  }
+
+  private async input(ref: RolloutRef, files: Map<string, LoadedFile>): Promise<CompareInput> {
+    let f = files.get(ref.path);
+    if (!f) files.set(ref.path, (f = await loadFile(ref.path)));
+    const rollout = f.rollouts[ref.index];
+    if (!rollout) throw new Error(`${ref.path} has ${f.rollouts.length} rollout(s); there is no rollout #${ref.index + 1}.`);
+    return { file: ref.path, rolloutIndex: ref.index, rollout, labels: await this.labelsOf(ref.path), scores: this.scores?.(rollout.id) ?? [] };
+  }
+
+  /** Opens a panel comparing two rollouts. Load errors are shown in the panel. */
+  async openCompare(left: RolloutRef, right: RolloutRef): Promise<vscode.WebviewPanel> {
+    const title = `Compare: ${shortName(left)} ↔ ${shortName(right)}`;
+    const panel = this.createPanel(title);
+    const files = new Map<string, LoadedFile>();
+    let msg: CompareHostMessage;
+    try {
+      const [a, b] = [await this.input(left, files), await this.input(right, files)];
+      msg = compareMessage(a, b);
+      this.output.info(`compare: ${left.path}#${left.index} ↔ ${right.path}#${right.index}: ${JSON.stringify(msg.counts)}`);
+    } catch (e) {
+      msg = { type: 'compareError', message: e instanceof Error ? e.message : String(e) };
+    }
+    this.wire(panel, msg, (m) => {
+      if (m.type === 'openStep') {
+        const ref = m.side === 'left' ? left : right;
+        return this.timelines.openRollout(vscode.Uri.file(ref.path), ref.index, m.stepIndex, vscode.ViewColumn.Beside);
+      }
+    });
+    return panel;
+  }
+
+  /** Opens a panel listing the rollouts of one group of a file (`groupId` null: every rollout of the file). */
+  async openGroup(file: string, groupId: string | null): Promise<vscode.WebviewPanel> {
+    const title = groupId !== null ? `Group ${groupId}` : shortName({ path: file, index: 0 });
+    return this.openMembers(title, vscode.workspace.asRelativePath(file, true), groupId, async () => {
+      const loaded = await loadFile(file);
+      const refs = loaded.rollouts.map((r, index) => ({ r, index })).filter((m) => groupId === null || m.r.groupId === groupId).map((m) => ({ path: file, index: m.index }));
+      if (refs.length === 0) throw new Error(`No rollout of ${file} is in group ${groupId}.`);
+      return refs;
+    });
+  }
+
+  /** Opens a panel listing the given rollouts as one group (the trials of one task of a job / run folder). */
+  async openGroupOf(title: string, source: string, refs: readonly RolloutRef[]): Promise<vscode.WebviewPanel> {
+    return this.openMembers(title, source, null, async () => [...refs]);
+  }
+
+  private async openMembers(title: string, source: string, groupId: string | null, refsOf: () => Promise<RolloutRef[]>): Promise<vscode.WebviewPanel> {
+    const panel = this.createPanel(title);
+    let msg: CompareHostMessage;
+    let refs: RolloutRef[] = [];
+    try {
+      refs = await refsOf();
+      if (refs.length === 0) throw new Error('The group has no rollouts that could be read.');
+      const files = new Map<string, LoadedFile>();
+      const inputs = [];
+      for (const ref of refs) {
+        const c = await this.input(ref, files);
+        inputs.push({ file: c.file, index: c.rolloutIndex, rollout: c.rollout, labels: c.labels });
+      }
+      msg = groupMessage(title, source, groupId, inputs);
+    } catch (e) {
+      msg = { type: 'compareError', message: e instanceof Error ? e.message : String(e) };
+    }
+    this.wire(panel, msg, async (m) => {
+      if (m.type === 'openMember') {
+        const ref = refs[m.member];
+        if (ref) await this.timelines.openRollout(vscode.Uri.file(ref.path), ref.index, m.stepIndex, vscode.ViewColumn.Beside);
+      } else if (m.type === 'compareMember' && msg.type === 'group') {
+        const best = msg.members.find((x) => x.best);
+        const other = refs[m.member];
+        if (best && other) await this.openCompare(refs[best.member], other);
+      }
+    });
+    return panel;
+  }
+
+  private createPanel(title: string): vscode.WebviewPanel {
+    const roots = [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')];
+    const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, title, vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: roots, enableFindWidget: true });
+    panel.webview.html = compareHtml({
+      cspSource: panel.webview.cspSource,
+      nonce: makeNonce(),
+      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'compare.js')).toString(),
+      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'timeline.css')).toString(),
+    });
+    this.panels.add(panel);
+    panel.onDidDispose(() => this.panels.delete(panel));
+    return panel;
+  }
+
+  private wire(panel: vscode.WebviewPanel, msg: CompareHostMessage, handle: (m: CompareWebviewMessage) => unknown): void {
+    const sub = panel.webview.onDidReceiveMessage((m: unknown) => {
+      if (!isCompareWebviewMessage(m)) {
+        this.output.warn(`compare: ignored a malformed message from the webview: ${JSON.stringify(m)?.slice(0, 200)}`);
+        return;
+      }
+      if (m.type === 'ready') {
+        void panel.webview.postMessage(msg);
+        return;
+      }
+      Promise.resolve(handle(m)).catch((e) => {
+        this.output.error(`compare: ${m.type} failed: ${String(e)}`);
+        void vscode.window.showErrorMessage(`Trajectory Inspector: ${e instanceof Error ? e.message : String(e)}`);
+      });
+    });
+    panel.onDidDispose(() => sub.dispose());
+  }
+
+  dispose(): void {
+    for (const p of [...this.panels]) p.dispose();
+  }
+}
+
+function shortName(ref: RolloutRef): string {
+  const parts = ref.path.split(/[\\/]/);
+  const n = parts.length;
+  const base = n >= 3 && parts[n - 1] === 'trajectory.json' && parts[n - 2] === 'agent' ? parts[n - 3] : parts[n - 1];
+  return ref.index > 0 ? `${base} #${ref.index + 1}` : base;
+}

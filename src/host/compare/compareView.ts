@@ -1,0 +1,195 @@
+/**
+ * Builds the compare and group webview messages from loaded rollouts (core `alignRollouts`,
+ * `summarizeGroup`), the steps' labels (every annotator's current label plus the data's reference
+ * labels) and, when a scorer has scored them, per-step scores. Long texts are cut for display.
+ * Pure (no vscode); unit-tested in test/unit/compare/compareView.test.ts.
+ */
+import { alignRollouts, commandText, outputText, type AlignOptions, type Divergence } from '../../core/compare/align';
+import { summarizeGroup } from '../../core/compare/group';
+import type { Rollout, Score, Step } from '../../core/model';
+import type {
+  CompareLabelView,
+  CompareMessage,
+  CompareSideView,
+  CompareStepView,
+  DivergenceView,
+  GroupMessage,
+} from '../../shared/compareProtocol';
+import { labelState } from '../rolloutTree';
+import { fileLabel, stepGist } from '../present';
+
+/** A current label of any annotator (core `CurrentLabel` fields the view needs). */
+export interface LabelLike {
+  rolloutId: string;
+  stepIndex: number | null;
+  value: 1 | 0 | -1 | null;
+  firstError: boolean;
+  annotator: string;
+}
+
+/** A rollout to compare: the rollout, its file and place in it, and its labels / scores when known. */
+export interface CompareInput {
+  file: string;
+  rolloutIndex: number;
+  rollout: Rollout;
+  labels?: readonly LabelLike[];
+  scores?: readonly Score[];
+}
+
+/** Characters of a command / output / message shown per step side (the timeline shows it all). */
+export const MAX_TEXT = 4000;
+
+function cut(s: string, max = MAX_TEXT): { text: string; cut: boolean } {
+  return s.length > max ? { text: `${s.slice(0, max)}…`, cut: true } : { text: s, cut: false };
+}
+
+function sideView(c: CompareInput): CompareSideView {
+  const r = c.rollout;
+  return {
+    file: c.file,
+    fileLabel: fileLabel(c.file, r.task.id),
+    rolloutIndex: c.rolloutIndex,
+    rolloutId: r.id,
+    taskId: r.task.id,
+    format: r.format,
+    model: r.agent.model,
+    agent: r.agent.name,
+    reward: r.outcome.reward,
+    resolved: r.outcome.resolved,
+    steps: r.steps.length,
+  };
+}
+
+function labelsOf(step: Step, rolloutId: string, labels: readonly LabelLike[]): CompareLabelView[] {
+  const out: CompareLabelView[] = [];
+  if (step.referenceLabel) out.push({ source: 'reference', value: step.referenceLabel.value, firstError: step.referenceLabel.firstError ?? false });
+  for (const l of labels) {
+    if (l.rolloutId === rolloutId && l.stepIndex === step.index && l.value !== null) out.push({ source: l.annotator, value: l.value, firstError: l.firstError });
+  }
+  return out;
+}
+
+function stepView(c: CompareInput, index: number): CompareStepView {
+  const s = c.rollout.steps[index];
+  const command = cut(commandText(s));
+  const output = cut(outputText(s));
+  const message = cut(s.message, 2000);
+  const score = c.scores?.find((x) => x.rolloutId === c.rollout.id && x.stepIndex === index) ?? null;
+  return {
+    index,
+    role: s.role,
+    gist: stepGist(s),
+    command: command.text,
+    output: output.text,
+    message: message.text,
+    exitCodes: s.observations.map((o) => o.exitCode),
+    cut: command.cut || output.cut || message.cut,
+    labels: labelsOf(s, c.rollout.id, c.labels ?? []),
+    score: score ? { value: score.value, range: score.range, label: score.label, scorer: score.scorer.name } : null,
+  };
+}
+
+function divergenceView(d: Divergence | null): DivergenceView | null {
+  return d ? { row: d.row, status: d.status, left: d.left, right: d.right } : null;
+}
+
+/** The `compare` message for two rollouts. */
+export function compareMessage(left: CompareInput, right: CompareInput, options: AlignOptions = {}): CompareMessage {
+  const a = alignRollouts(left.rollout, right.rollout, options);
+  return {
+    type: 'compare',
+    left: sideView(left),
+    right: sideView(right),
+    rows: a.rows.map((r) => ({
+      status: r.status,
+      differs: r.differs,
+      left: r.left !== null ? stepView(left, r.left) : null,
+      right: r.right !== null ? stepView(right, r.right) : null,
+      ...(r.diffs
+        ? {
+            diffs: Object.fromEntries(Object.entries(r.diffs).map(([k, d]) => [k, { segments: d.segments }])),
+          }
+        : {}),
+    })),
+    counts: a.counts,
+    firstDivergence: divergenceView(a.firstDivergence),
+    firstActionDivergence: divergenceView(a.firstActionDivergence),
+  };
+}
+
+/** A member of a group: a rollout, its file and index there, and its labels when known. */
+export interface GroupInput {
+  file: string;
+  index: number;
+  rollout: Rollout;
+  labels?: readonly LabelLike[];
+}
+
+/**
+ * The `group` message for the rollouts of one group: a GRPO group of one file, or the trials of one
+ * task in a job / run folder (members from several files). `title` names it, `source` says where
+ * the members come from. Members are named by line / position in a one-file group, by trial folder
+ * otherwise.
+ */
+export function groupMessage(title: string, source: string, groupId: string | null, members: readonly GroupInput[]): GroupMessage {
+  const g = summarizeGroup(groupId, members.map((m, i) => ({ rollout: m.rollout, index: i })));
+  const oneFile = new Set(members.map((m) => m.file)).size <= 1;
+  const first = members[0]?.rollout;
+  return {
+    type: 'group',
+    title,
+    source,
+    groupId,
+    taskId: first?.task.id ?? null,
+    meanReward: g.meanReward,
+    members: g.members.map((m) => {
+      const input = members[m.index];
+      const r = input.rollout;
+      const where = r.source.line !== null ? `line ${r.source.line}` : `#${input.index + 1}`;
+      return {
+        member: m.index,
+        file: input.file,
+        rolloutIndex: input.index,
+        rolloutId: m.rolloutId,
+        label: oneFile ? where : `${fileLabel(input.file, r.task.id)}${input.index > 0 ? ` ${where}` : ''}`,
+        reward: m.reward,
+        resolved: m.resolved,
+        steps: m.steps,
+        best: m.best,
+        divergesAt: m.divergence ? m.divergence.right : null,
+        bestAt: m.divergence ? m.divergence.left : null,
+        same: m.same,
+        changed: m.changed,
+        onlyHere: m.onlyHere,
+        onlyBest: m.onlyBest,
+        badSteps: labelState(r, input.labels ?? []).bad,
+      };
+    }),
+  };
+}
+
+/** The HTML shell of the compare page (same CSP as the timeline; no data in it). */
+export function compareHtml(p: { cspSource: string; nonce: string; scriptUri: string; styleUri: string }): string {
+  const csp = [
+    `default-src 'none'`,
+    `script-src 'nonce-${p.nonce}'`,
+    `style-src ${p.cspSource} 'nonce-${p.nonce}'`,
+    `font-src ${p.cspSource}`,
+    `img-src ${p.cspSource} data:`,
+    `connect-src 'none'`,
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp};">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${p.styleUri}" nonce="${p.nonce}">
+<title>Compare Rollouts</title>
+</head>
+<body>
+<ti-compare></ti-compare>
+<script type="module" nonce="${p.nonce}" src="${p.scriptUri}"></script>
+</body>
+</html>`;
+}
