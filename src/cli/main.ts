@@ -15,12 +15,14 @@ import type { Rollout, Step } from '../core/model';
 import { fileTitle, stepNumber } from '../core/naming';
 import { printable, printFailures } from './common';
 import { LABEL_USAGE, runAgreement, runExport } from './labels';
+import { runScore, runScorerCheck, SCORE_USAGE } from './score';
 import { partFailures, showJson } from './showJson';
 
 const USAGE = `Usage:
   trajectory-inspector show <file-or-folder> [--json]   print the rollouts as steps (or one JSON document)
   trajectory-inspector validate <file-or-folder>        check every rollout; exit 1 with located errors
 ${LABEL_USAGE}
+${SCORE_USAGE}
   trajectory-inspector --version | --help`;
 
 declare const __VERSION__: string | undefined;
@@ -54,6 +56,8 @@ function printRollout(r: Rollout, title: string): void {
 async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'export') return runExport(argv.slice(1));
   if (argv[0] === 'agreement') return runAgreement(argv.slice(1));
+  if (argv[0] === 'score') return runScore(argv.slice(1));
+  if (argv[0] === 'scorer-check') return runScorerCheck(argv.slice(1));
   const args = argv.filter((a) => !a.startsWith('--'));
   const flags = new Set(argv.filter((a) => a.startsWith('--')));
   if (flags.has('--help') || argv.length === 0) {

@@ -71,6 +71,7 @@ conn.onRequest(Methods.score, async (params: unknown, token: CancellationToken):
     }
   }
   if (token.isCancellationRequested) return new ResponseError(ErrorCodes.RequestCancelled, 'cancelled');
+  if (partialResultToken !== undefined && pending.length) void conn.sendNotification(Methods.progress, { token: partialResultToken, value: { done, total, rollouts: pending } });
   return { rollouts: out };
 });
 
