@@ -57,7 +57,8 @@ describe('CLI score and scorer-check', function () {
     assert.match(wrong.stdout, /FAIL\s+score\s+.*value 1\.5 is outside the score range \[0, 1\]/);
     const crash = cli('scorer-check', '--', process.execPath, FAKE, 'crash');
     assert.equal(crash.code, 1);
-    assert.match(crash.stdout, /FAIL\s+score\s+the scorer exited \(exit code 3\) before answering/);
+    assert.match(crash.stdout, /FAIL\s+empty batch\s+the scorer exited \(exit code 3\) before answering/);
+    assert.match(crash.stdout, /FAIL\s+exit\s+exited with \{"code":3/);
     const missing = cli('scorer-check', '--', '/nonexistent/scorer');
     assert.equal(missing.code, 1);
     assert.match(missing.stdout, /FAIL\s+start\s+cannot run \/nonexistent\/scorer: .*ENOENT/);

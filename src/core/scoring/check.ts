@@ -159,7 +159,13 @@ export async function checkScorer(command: ScorerCommand, opts: CheckOptions = {
     const died = new Promise<Answer>((res) => exitWaiters.push(() => setTimeout(() => res({ ok: false, code: null, message: `the scorer exited (${exited?.signal ? `signal ${exited.signal}` : `exit code ${exited?.code}`}) before answering`, data: null }), 200)));
     // Never pass an undefined token: vscode-jsonrpc would send [params, null] as positional params.
     const tok = (cts ?? new CancellationTokenSource()).token;
-    const answer = (params === undefined ? conn.sendRequest(method, tok) : conn.sendRequest(method, params, tok)).then(
+    let sent: Promise<unknown>;
+    try {
+      sent = params === undefined ? conn.sendRequest(method, tok) : conn.sendRequest(method, params, tok);
+    } catch (e) {
+      sent = Promise.reject(e);
+    }
+    const answer = sent.then(
       (result): Answer => ({ ok: true, result }),
       (e: unknown): Answer => (e instanceof ResponseError ? { ok: false, code: e.code, message: e.message, data: e.data } : { ok: false, code: null, message: String((e as Error)?.message ?? e), data: null }),
     );
@@ -270,7 +276,11 @@ export async function checkScorer(command: ScorerCommand, opts: CheckOptions = {
     if (!down.ok) fail('shutdown', down.code !== null ? `error ${down.code}: ${down.message}` : down.message);
     else if (down.result !== null) fail('shutdown', `expected null, got ${JSON.stringify(down.result)?.slice(0, 100)}`);
     else pass('shutdown', 'null');
-    await conn.sendNotification(Methods.exit).catch(() => {});
+    try {
+      await conn.sendNotification(Methods.exit);
+    } catch {
+      // the connection is closed: the exit check below says how the process ended
+    }
     const gone = await waitExit(5000);
     if (!gone) fail('exit', 'still running 5 s after exit');
     else if ((exited as { code: number | null } | null)?.code !== 0) fail('exit', `exited with ${JSON.stringify(exited)}, expected code 0`);

@@ -247,7 +247,13 @@ export class ScorerClient {
         cts.cancel();
         finish(() => reject(e));
       });
-      this.conn.sendRequest(method, params, cts.token).then(
+      let sent: Promise<unknown>;
+      try {
+        sent = this.conn.sendRequest(method, params, cts.token);
+      } catch (e) {
+        sent = Promise.reject(e);
+      }
+      sent.then(
         (v) => finish(() => resolve(v)),
         (e: unknown) =>
           finish(() => {
