@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { registerCommands } from './host/commands';
 import { LabelService } from './host/labels';
 import { RolloutsView } from './host/rolloutsView';
+import { registerScoring } from './host/scoring/register';
 import { TimelineEditorProvider } from './host/timelineEditor';
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -13,6 +14,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const timelines = new TimelineEditorProvider(context.extensionUri, output, labels);
   const rollouts = new RolloutsView(output, context.workspaceState);
   context.subscriptions.push(output, labels, timelines, rollouts, registerCommands(timelines, rollouts));
+  context.subscriptions.push(registerScoring(context, output, timelines));
 }
 
 export function deactivate(): void {}
