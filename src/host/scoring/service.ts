@@ -173,9 +173,15 @@ export class ScoringService implements vscode.Disposable {
       this.stateChanged.fire(s);
     });
     m.onNotice((msg, level) => {
+      // A failure about to be retried is in the log and the status bar; the request's own error
+      // (scoreRollouts) and the restart (info) are the toasts.
+      if (level === 'warning') {
+        this.output.warn(msg);
+        return;
+      }
       const text = `Trajectory Inspector: ${msg}`;
       const actions = level === 'error' ? ['Restart Scorer', 'Show Log'] : ['Show Log'];
-      const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      const show = level === 'error' ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
       void show(text, ...actions).then((a) => {
         if (a === 'Show Log') this.output.show(true);
         if (a === 'Restart Scorer') this.restart();
