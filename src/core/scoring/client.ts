@@ -84,6 +84,9 @@ export interface ScoreOptions {
   onProgress?: (p: { done: number; total: number; rollouts: RolloutScores[] }) => void;
 }
 
+/** Error codes vscode-jsonrpc raises itself for transport failures (MessageWriteError … ConnectionInactive), never sent by a scorer. */
+const TRANSPORT_ERROR_CODES = new Set([-32099, -32098, -32097, -32096]);
+
 const STDERR_TAIL = 4000;
 const STDOUT_TAIL = 300;
 
@@ -120,10 +123,16 @@ export class ScorerClient {
     child.stdin!.on('error', () => {}); // EPIPE after the process died: reported by 'exit'.
     this.conn = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
     this.conn.onError(([error]) => {
-      this.fail(
-        new ScorerError('protocol', `the scorer wrote something on stdout that is not a protocol message (${error.message.split('\n')[0]}); last bytes: ${JSON.stringify(this.stdoutTail.slice(-120))}. Logs belong on stderr.`, null, null, this.stderrTail),
-      );
-      this.kill();
+      // A write error (EPIPE) or a message cut short also comes here when the process died: give
+      // its exit a moment to be seen, so a crash is reported as a crash.
+      const tail = this.stdoutTail;
+      setTimeout(() => {
+        if (this.exited || this.broken) return;
+        this.fail(
+          new ScorerError('protocol', `the scorer wrote something on stdout that is not a protocol message (${error.message.replace(/\s+/g, ' ').slice(0, 240)}); last bytes: ${JSON.stringify(tail.slice(-120))}. Logs belong on stderr.`, null, null, this.stderrTail),
+        );
+        this.kill();
+      }, 150);
     });
     this.conn.onNotification(Methods.progress, (params: unknown) => {
       const token = (params as { token?: unknown } | null)?.token;
@@ -255,7 +264,13 @@ export class ScorerClient {
       }
       sent.then(
         (v) => finish(() => resolve(v)),
-        (e: unknown) =>
+        (e: unknown) => {
+          if (e instanceof ResponseError && TRANSPORT_ERROR_CODES.has(e.code)) {
+            // vscode-jsonrpc's own transport errors (write EPIPE…): the process is going; report
+            // its exit (through onFail above) rather than this.
+            setTimeout(() => finish(() => reject(this.broken ?? new ScorerError('crashed', `${what} could not be sent to the scorer: ${e.message}`, null, null, this.stderrTail))), 500);
+            return;
+          }
           finish(() => {
             if (e instanceof ResponseError) {
               if (e.code === ErrorCodes.RequestCancelled) reject(new ScorerError('cancelled', `the scorer cancelled ${what}`, e.code, e.data));
@@ -263,7 +278,8 @@ export class ScorerClient {
             } else {
               reject(this.broken ?? new ScorerError('crashed', `${what} failed: ${(e as Error)?.message ?? String(e)}`, null, null, this.stderrTail));
             }
-          }),
+          });
+        },
       );
     });
   }

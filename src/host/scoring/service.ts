@@ -13,8 +13,8 @@ import * as vscode from 'vscode';
 import type { Rollout } from '../../core/model';
 import { builtinScorerCommand, configuredCommand } from '../../core/scoring/builtin';
 import { ScoreCache, type ScorerIdentity } from '../../core/scoring/cache';
-import type { ScorerCommand } from '../../core/scoring/client';
-import { toScoreRollout } from '../../core/scoring/input';
+import { ScorerError, type ScorerCommand } from '../../core/scoring/client';
+import { contentHash, toScoreRollout } from '../../core/scoring/input';
 import { ScorerManager, type ScoreRun, type ScorerState } from '../../core/scoring/manager';
 import type { StepScore } from '../../core/scoring/protocol';
 import type { ScoresMessage } from '../../shared/protocol';
@@ -77,6 +77,8 @@ export interface RolloutScoreState {
   steps: Map<number, StepScore>;
   cached: boolean;
   error: string | null;
+  /** Content hash of the rollout these scores are for (core `contentHash`). */
+  hash: string;
 }
 
 interface FileEntry {
@@ -193,6 +195,7 @@ export class ScoringService implements vscode.Disposable {
   }
 
   private resetManager(): void {
+    this.cancelAll();
     const m = this.mgr;
     this.mgr = null;
     this.mgrCommand = null;
@@ -209,11 +212,27 @@ export class ScoringService implements vscode.Disposable {
 
   // ------------------------------------------------------------ files and scores
 
-  /** Remembers the rollouts of a file (their step ranges place the raw-file decorations). */
+  /**
+   * Remembers the rollouts of a file (their step ranges place the raw-file decorations). Scores of
+   * a rollout whose content changed (the file was rewritten) are dropped: they may no longer fit.
+   */
   fileLoaded(file: string, rollouts: Rollout[]): void {
     const e = this.files.get(key(file));
-    if (e) e.rollouts = rollouts;
-    else this.files.set(key(file), { rollouts, scores: new Map(), abort: null });
+    if (!e) {
+      this.files.set(key(file), { rollouts, scores: new Map(), abort: null });
+      return;
+    }
+    if (e.rollouts === rollouts) return;
+    e.rollouts = rollouts;
+    let dropped = false;
+    for (const r of rollouts) {
+      const st = e.scores.get(r.id);
+      if (st && st.state !== 'scoring' && st.hash !== contentHash(toScoreRollout(r))) {
+        e.scores.delete(r.id);
+        dropped = true;
+      }
+    }
+    if (dropped) this.fire(file);
   }
 
   /** The rollouts and scores known for a file, or undefined. */
@@ -267,7 +286,7 @@ export class ScoringService implements vscode.Disposable {
     try {
       manager = this.manager();
     } catch (err) {
-      for (const r of rollouts) entry.scores.set(r.id, { state: 'error', scorer: null, steps: new Map(), cached: false, error: (err as Error).message });
+      for (const r of rollouts) entry.scores.set(r.id, { state: 'error', scorer: null, steps: new Map(), cached: false, error: (err as Error).message, hash: '' });
       this.fire(file);
       if (!opts.quiet) void vscode.window.showWarningMessage(`Trajectory Inspector: ${(err as Error).message}`);
       return null;
@@ -277,22 +296,29 @@ export class ScoringService implements vscode.Disposable {
     opts.signal?.addEventListener('abort', onOuterAbort);
     entry.abort?.abort();
     entry.abort = ac;
+    const inputs = rollouts.map(toScoreRollout);
+    const hashes = new Map(inputs.map((r) => [r.id, contentHash(r)]));
     for (const r of rollouts) {
       const prev = entry.scores.get(r.id);
-      entry.scores.set(r.id, { state: 'scoring', scorer: prev?.scorer ?? null, steps: opts.force ? new Map() : (prev?.steps ?? new Map()), cached: false, error: null });
+      const same = prev?.hash === hashes.get(r.id);
+      entry.scores.set(r.id, { state: 'scoring', scorer: prev?.scorer ?? null, steps: opts.force || !same ? new Map() : (prev?.steps ?? new Map()), cached: false, error: null, hash: hashes.get(r.id)! });
     }
     this.fire(file);
     let run: ScoreRun;
     try {
-      run = await manager.score(rollouts.map(toScoreRollout), {
+      run = await manager.score(inputs, {
         signal: ac.signal,
         noCacheRead: opts.force,
         onProgress: opts.onProgress,
         onResult: (res, scorer) => {
-          entry.scores.set(res.id, { state: res.fromCache ? 'done' : 'scoring', scorer, steps: new Map(res.steps.map((s) => [s.index, s])), cached: res.fromCache, error: null });
+          entry.scores.set(res.id, { state: res.fromCache ? 'done' : 'scoring', scorer, steps: new Map(res.steps.map((s) => [s.index, s])), cached: res.fromCache, error: null, hash: hashes.get(res.id) ?? '' });
           this.fire(file);
         },
       });
+    } catch (err) {
+      // The manager reports scorer failures in the run; anything thrown is a bug, shown the same way.
+      this.output.error(`scoring ${file}: ${(err as Error).stack ?? String(err)}`);
+      run = { scorer: null, results: [], failures: [{ ids: rollouts.map((r) => r.id), error: new ScorerError('crashed', `scoring failed: ${(err as Error).message}`) }], cancelled: false };
     } finally {
       opts.signal?.removeEventListener('abort', onOuterAbort);
       if (entry.abort === ac) entry.abort = null;
@@ -303,9 +329,10 @@ export class ScoringService implements vscode.Disposable {
     for (const f of run.failures) for (const id of f.ids) failedWhy.set(id, f.error.message);
     for (const r of rollouts) {
       const res = final.get(r.id);
-      if (res) entry.scores.set(r.id, { state: 'done', scorer: run.scorer, steps: new Map(res.steps.map((s) => [s.index, s])), cached: res.fromCache, error: null });
-      else if (failedWhy.has(r.id)) entry.scores.set(r.id, { state: 'error', scorer: run.scorer, steps: new Map(), cached: false, error: failedWhy.get(r.id)! });
-      else entry.scores.set(r.id, { state: run.cancelled ? 'cancelled' : 'idle', scorer: run.scorer, steps: new Map(), cached: false, error: null });
+      const hash = hashes.get(r.id)!;
+      if (res) entry.scores.set(r.id, { state: 'done', scorer: run.scorer, steps: new Map(res.steps.map((s) => [s.index, s])), cached: res.fromCache, error: null, hash });
+      else if (failedWhy.has(r.id)) entry.scores.set(r.id, { state: 'error', scorer: run.scorer, steps: new Map(), cached: false, error: failedWhy.get(r.id)!, hash });
+      else entry.scores.set(r.id, { state: run.cancelled ? 'cancelled' : 'idle', scorer: run.scorer, steps: new Map(), cached: false, error: null, hash });
     }
     this.fire(file);
     if (run.failures.length && !opts.quiet) {

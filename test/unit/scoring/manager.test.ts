@@ -137,6 +137,39 @@ describe('scorer client and manager', function () {
     assert.equal(cachedFiles(dir).length, 2);
   });
 
+  it('the built-in scorer killed (SIGKILL) in the middle of a large batch: the batch fails, nothing is cached, the next request restarts it', async () => {
+    const dir = tmpDir('ti-cache-');
+    const m = manager(BUILTIN, {}, dir);
+    await m.score([synth('warm', 2)]);
+    const pid = m.pid!;
+    assert.ok(alive(pid));
+    const big = Array.from({ length: 200 }, (_, i) => synth(`big-${i}`, 250));
+    const seen: string[] = [];
+    const p = m.score(big, { onResult: (r) => seen.push(r.id) });
+    // Kill it once it has started on the batch (its first $/progress came back).
+    await new Promise<void>((res) => {
+      const t = setInterval(() => {
+        if (m.state.kind === 'busy') {
+          clearInterval(t);
+          process.kill(pid, 'SIGKILL');
+          res();
+        }
+      }, 1);
+    });
+    const run = await p;
+    assert.equal(run.failures.length >= 1, true);
+    assert.equal(run.failures[0].error.kind, 'crashed', run.failures[0].error.message);
+    assert.match(run.failures[0].error.message, /signal SIGKILL/);
+    assert.ok(run.results.length < big.length, 'not every rollout was scored');
+    const scoredIds = new Set(run.results.map((r) => r.id));
+    for (const f of run.failures) for (const id of f.ids) assert.ok(!scoredIds.has(id), `${id} is both scored and failed`);
+    // Only the warm-up rollout and batches that completed before the kill are cached.
+    assert.equal(cachedFiles(dir).length, 1 + run.results.length);
+    const after = await m.score([synth('after', 3)]);
+    assert.equal(after.failures.length, 0);
+    assert.notEqual(m.pid, pid, 'a new process');
+  });
+
   it('a hung scorer is timed out, killed and restarted with backoff; after too many failures it stops and says why', async () => {
     const dir = tmpDir('ti-cache-');
     const m = manager(fake('hang'), { requestTimeoutMs: 400, maxRestarts: 1 }, dir);
