@@ -128,6 +128,25 @@ describe('e2e: step scores in the timeline and on the raw file', function () {
     }, 10_000, async () => `the hover lacks the explanation ${JSON.stringify(low.explanation)} or the scorer: ${JSON.stringify(await hover.first().innerText())}`);
     assert.ok(await ref.isVisible());
     await page.screenshot({ path: path.join(ARTIFACTS, 'scores-raw-file.png') });
+
+    // The "label" CodeLens of the next scored step opens that step in the timeline.
+    const next = expected.find((s) => s.index > low.index && s.value !== null)!;
+    // The lens just below the low step's one (several steps may share a value).
+    const candidates = page.locator('.monaco-editor .codelens-decoration:visible', { hasText: `score ${next.value!.toFixed(2)} (${next.label})` });
+    let nextLens = candidates.first();
+    let bestY = Infinity;
+    for (let i = 0; i < (await candidates.count()); i++) {
+      const b = await candidates.nth(i).boundingBox();
+      if (b && b.y > box.y && b.y < bestY) {
+        bestY = b.y;
+        nextLens = candidates.nth(i);
+      }
+    }
+    await page.mouse.move(0, 0);
+    await nextLens.locator('a', { hasText: /^label$/ }).click();
+    await web.locator(`.step-card.selected[data-index="${next.index}"]`).waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
+      throw new Error(`the label CodeLens did not select step ${next.index}; selected: ${JSON.stringify(await web.locator('.step-card.selected').getAttribute('data-index').catch(() => null))}`);
+    });
   });
 
   it('a scorer that crashes mid-batch: the timeline says why and shows no score; Score Rollout restarts it and the scores come', async () => {
