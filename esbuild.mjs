@@ -63,6 +63,9 @@ const targets = [
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js',
     platform: 'node', format: 'cjs', target: 'node20', alias: nodeAlias, banner: { js: '#!/usr/bin/env node' },
     define: { __VERSION__: JSON.stringify(pkg.version) } },
+  // The built-in scorer: its own process speaking the scorer protocol (docs/scorer-protocol.md).
+  { ...common, entryPoints: ['src/scorers/builtin/main.ts'], outfile: 'dist/scorers/builtin.js',
+    platform: 'node', format: 'cjs', target: 'node20' },
   // CSS imported by the webview (xterm.css) becomes a string that components adopt as a constructed
   // stylesheet (Lit unsafeCSS): no <style> element, no extra file to serve.
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js',

@@ -9,6 +9,7 @@ import { SearchView } from './host/search/searchView';
 import { LabelService } from './host/labels';
 import { registerReplay, type ReplayController } from './host/replay/controller';
 import { RolloutsView } from './host/rolloutsView';
+import { registerScoring } from './host/scoring/register';
 import { TimelineEditorProvider } from './host/timelineEditor';
 
 let replay: ReplayController | undefined;
@@ -25,6 +26,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const compare = new ComparePanels(context.extensionUri, output, timelines, (f) => labels.locate(f).journal);
   const search = new SearchView(rollouts, timelines, output, context.workspaceState);
   context.subscriptions.push(compare, search, registerCompareCommands(compare, rollouts, search));
+  context.subscriptions.push(registerScoring(context, output, timelines));
 }
 
 /** Waits for replay containers and snapshots to be removed. */

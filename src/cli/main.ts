@@ -15,6 +15,7 @@ import type { Rollout, Step } from '../core/model';
 import { fileTitle, stepNumber } from '../core/naming';
 import { printable, printFailures } from './common';
 import { LABEL_USAGE, runAgreement, runExport } from './labels';
+import { runScore, runScorerCheck, SCORE_USAGE } from './score';
 import { partFailures, showJson } from './showJson';
 import { REPLAY_USAGE, runReplay } from './replay';
 
@@ -23,6 +24,7 @@ const USAGE = `Usage:
   trajectory-inspector validate <file-or-folder>        check every rollout; exit 1 with located errors
 ${LABEL_USAGE}
 ${REPLAY_USAGE}
+${SCORE_USAGE}
   trajectory-inspector --version | --help`;
 
 declare const __VERSION__: string | undefined;
@@ -57,6 +59,8 @@ async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'export') return runExport(argv.slice(1));
   if (argv[0] === 'agreement') return runAgreement(argv.slice(1));
   if (argv[0] === 'replay') return runReplay(argv.slice(1));
+  if (argv[0] === 'score') return runScore(argv.slice(1));
+  if (argv[0] === 'scorer-check') return runScorerCheck(argv.slice(1));
   const args = argv.filter((a) => !a.startsWith('--'));
   const flags = new Set(argv.filter((a) => a.startsWith('--')));
   if (flags.has('--help') || argv.length === 0) {

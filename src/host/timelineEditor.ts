@@ -9,11 +9,12 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { loadFile, type LoadedFile } from '../core/load';
 import type { Rollout, Step } from '../core/model';
-import { isWebviewMessage, type HostMessage, type LabelAction, type LoadErrorMessage, type ViewConfig, type WebviewMessage } from '../shared/protocol';
+import { isWebviewMessage, type HostMessage, type LabelAction, type LoadErrorMessage, type ScoresMessage, type ViewConfig, type WebviewMessage } from '../shared/protocol';
 import { readConfig } from './config';
 import { readCastMessage } from './castFile';
 import type { LabelSession } from './labelSession';
 import type { LabelService } from './labels';
+import type { ScoringService } from './scoring/service';
 import { castError, errorToMessage, makeNonce, rolloutMessage, timelineHtml } from './present';
 
 export const TIMELINE_VIEW_TYPE = 'trajectoryInspector.timeline';
@@ -326,7 +327,13 @@ export class TimelinePanel implements vscode.Disposable {
       this.post(rolloutMessage(this.loaded, this.rolloutIndex, select, this.config()));
       this.sendLabels();
       replayHook()?.resend(this);
+      this.owner.scoring?.panelShown(this);
     }
+  }
+
+  /** Posts the step scores of the rollout shown (the scoring service calls it). */
+  postScores(m: ScoresMessage): void {
+    this.post(m);
   }
 
   private async onMessage(m: WebviewMessage): Promise<void> {
@@ -455,6 +462,7 @@ export class TimelinePanel implements vscode.Disposable {
     this.loaded = null;
     this.labelOpenSeq++;
     this.dropLabels();
+    this.owner.scoring?.panelClosed(this);
     while (this.disposables.length) this.disposables.pop()?.dispose();
     this.owner.forget(this);
   }
@@ -467,6 +475,8 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
   /** Rollout to show when a file's editor opens (multi-rollout files opened from the tree). */
   private readonly pendingRollout = new Map<string, { rollout: number; step: number | null }>();
   private readonly disposables: vscode.Disposable[] = [];
+  /** Step scores (issue 4): told when a timeline shows a rollout and when it closes. */
+  scoring: ScoringService | null = null;
 
   constructor(
     private readonly extensionUri: vscode.Uri,

@@ -246,8 +246,38 @@ export interface ReplayStateMessage {
   canStepBack: boolean;
 }
 
+/** One step's score as the webview shows it (a scorer's `StepScore` for the step). */
+export interface StepScoreView {
+  index: number;
+  value: number;
+  label: string | null;
+  explanation: string | null;
+}
+
+/**
+ * The per-step scores of the rollout shown (issue 4), from the scorer (or its cache): sent after
+ * the rollout, as partial results arrive, and when scoring ends. `state` says where scoring is;
+ * `error` why it failed (then `steps` holds only scores that were validated before, usually none).
+ * Step scores are a scorer's opinion of each step, distinct from the rollout's outcome reward.
+ */
+export interface ScoresMessage {
+  type: 'scores';
+  rolloutIndex: number;
+  /** Rollout the scores belong to (a late answer for another rollout is dropped). */
+  rolloutId: string;
+  state: 'idle' | 'scoring' | 'done' | 'error' | 'cancelled';
+  scorer: { name: string; version: string; model: string | null } | null;
+  /** [low, high] of the values (the scorer's scoreRange). */
+  range: [number, number];
+  steps: StepScoreView[];
+  /** True when the scores came from the on-disk cache. */
+  cached: boolean;
+  error: string | null;
+}
+
 export type HostMessage =
   | ReplayStateMessage
+  | ScoresMessage
   | LabelsMessage
   | LabelActionNotification
   | CastMessage
@@ -533,6 +563,8 @@ export function isHostMessage(v: unknown): v is HostMessage {
         (v.message === null || typeof v.message === 'string') &&
         typeof v.canStepBack === 'boolean'
       );
+    case 'scores':
+      return isScoresMessage(v);
     case 'cast':
       return (
         isIndex(v.rolloutIndex) &&
@@ -545,4 +577,33 @@ export function isHostMessage(v: unknown): v is HostMessage {
     default:
       return false;
   }
+}
+
+const SCORE_STATES: readonly unknown[] = ['idle', 'scoring', 'done', 'error', 'cancelled'];
+
+function isScoresMessage(v: Record<string, unknown>): boolean {
+  const range = v.range;
+  const scorer = v.scorer;
+  return (
+    isIndex(v.rolloutIndex) &&
+    typeof v.rolloutId === 'string' &&
+    SCORE_STATES.includes(v.state) &&
+    (scorer === null || (isObj(scorer) && typeof scorer.name === 'string' && typeof scorer.version === 'string' && (scorer.model === null || typeof scorer.model === 'string'))) &&
+    Array.isArray(range) &&
+    range.length === 2 &&
+    range.every((x) => typeof x === 'number' && Number.isFinite(x)) &&
+    (range[0] as number) < (range[1] as number) &&
+    Array.isArray(v.steps) &&
+    v.steps.every(
+      (s) =>
+        isObj(s) &&
+        isIndex(s.index) &&
+        typeof s.value === 'number' &&
+        Number.isFinite(s.value) &&
+        (s.label === null || typeof s.label === 'string') &&
+        (s.explanation === null || typeof s.explanation === 'string'),
+    ) &&
+    typeof v.cached === 'boolean' &&
+    (v.error === null || typeof v.error === 'string')
+  );
 }

@@ -41,3 +41,15 @@ export const DEFAULT_REPLAY_LIMITS = { memoryMiB: 2048, cpus: 2, pids: 512, step
 export const DEFAULT_REPLAY_IMAGE = '';
 /** Default `trajectoryInspector.replay.snapshots`: snapshot before each step so Step back works. */
 export const DEFAULT_REPLAY_SNAPSHOTS = true;
+/** Default `trajectoryInspector.scorer.command`: empty = the built-in scorer. */
+export const DEFAULT_SCORER_COMMAND: string[] = [];
+/** Default `trajectoryInspector.scorer.autoScore`: score a rollout when its timeline opens. */
+export const DEFAULT_SCORER_AUTO = true;
+/** Default `trajectoryInspector.scorer.requestTimeoutSeconds`: one batch; longer = hung, restarted. */
+export const DEFAULT_SCORER_REQUEST_TIMEOUT_S = 120;
+/** Default `trajectoryInspector.scorer.startTimeoutSeconds`: `initialize`, model loading included. */
+export const DEFAULT_SCORER_START_TIMEOUT_S = 300;
+/** Default `trajectoryInspector.scorer.idleShutdownMinutes`: stop an idle scorer (frees its GPU); 0 = never. */
+export const DEFAULT_SCORER_IDLE_MINUTES = 15;
+/** Default `trajectoryInspector.scorer.inline`: gutter, end-of-line, hover and CodeLens on the raw file. */
+export const DEFAULT_SCORER_INLINE = true;

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { REPO_ROOT } from './harness';
 
-const ALLOWED = [/^dist\/[^/]+\.(js|css)$/, /^media\/.+/, /^package\.json$/, /^README\.md$/, /^docs\/images\/[^/]+\.png$/, /^LICENSE$/];
+const ALLOWED = [/^dist\/[^/]+\.(js|css)$/, /^dist\/scorers\/[^/]+\.js$/, /^media\/.+/, /^package\.json$/, /^README\.md$/, /^docs\/images\/[^/]+\.png$/, /^LICENSE$/];
 
 describe('e2e: .vsix contents', function () {
   this.timeout(60_000);
@@ -23,7 +23,7 @@ describe('e2e: .vsix contents', function () {
     assert.deepEqual(unexpected, [], `files that should not be in the .vsix (fix .vscodeignore): ${unexpected.join(', ')}`);
 
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
-    const needed = new Set<string>(['package.json', 'LICENSE', 'dist/webview.js']);
+    const needed = new Set<string>(['package.json', 'LICENSE', 'dist/webview.js', 'dist/scorers/builtin.js']);
     const rel = (p: string) => path.posix.normalize(p.replace(/^\.\//, ''));
     needed.add(rel(pkg.main));
     for (const views of Object.values<any[]>(pkg.contributes?.views ?? {})) {

@@ -30,6 +30,8 @@ import {
   type LoadErrorMessage,
   type PersistedState,
   type RolloutMessage,
+  type ScoresMessage,
+  type StepScoreView,
   type ViewConfig,
 } from '../../src/shared/protocol';
 import { stepAtTime, stepMarks, type StepMark } from '../cast';
@@ -43,6 +45,8 @@ import './ti-step-card';
 import './ti-replay-bar';
 import type { ReplayStateMessage } from '../../src/shared/protocol';
 import type { StepReplay } from './ti-step-card';
+import './ti-heatstrip';
+import './ti-scrollmarks';
 
 type View =
   | { kind: 'waiting' }
@@ -559,6 +563,8 @@ export class TiApp extends LitElement {
   @state() private cast: CastState | null = null;
   /** The labels of the rollout shown, as the host last sent them (null until they come). */
   @state() private labelsMsg: LabelsMessage | null = null;
+  /** Step scores of the rollout shown (issue 4); null until the host sends some. */
+  @state() private scoresMsg: ScoresMessage | null = null;
   /** Label changes sent to the host and not answered yet (shown at once). */
   @state() private sentChanges: SentChange[] = [];
   /** The key overlay is open. */
@@ -676,6 +682,7 @@ export class TiApp extends LitElement {
         this.config = m.config;
         if (!sameRollout) {
           if (this.labelsMsg?.rolloutId !== m.rollout.id) this.labelsMsg = null;
+          if (this.scoresMsg?.rolloutId !== m.rollout.id) this.scoresMsg = null;
           this.sentChanges = [];
           this.editingNote = null;
           this.flash = null;
@@ -728,6 +735,11 @@ export class TiApp extends LitElement {
         break;
       case 'replayState':
         this.replay = m;
+        break;
+      case 'scores':
+        // Scores of another rollout (a late answer after switching) are dropped.
+        if (this.rolloutMsg && this.rolloutMsg.rollout.id !== m.rolloutId) break;
+        this.scoresMsg = m;
         break;
       case 'cast':
         if (this.cast && this.cast.rolloutId === m.rolloutId && this.rolloutMsg?.rollout.id === m.rolloutId) {
@@ -1140,6 +1152,24 @@ export class TiApp extends LitElement {
     </div>`;
   }
 
+  /** The step scores' heat strip (in the dock) and the scrollbar marks of low-scored steps. */
+  private renderScores(m: RolloutMessage): TemplateResult | typeof nothing {
+    const sm = this.scoresMsg;
+    if (!sm || sm.rolloutId !== m.rollout.id) return nothing;
+    const onSelect = (e: CustomEvent<{ index: number }>): void => this.select(e.detail.index, 'center');
+    return html`<ti-heatstrip .steps=${m.rollout.steps} .scores=${sm} .selected=${this.selected} @select-step=${onSelect}></ti-heatstrip>
+      <ti-scrollmarks .scores=${sm} .selected=${this.selected} .cards=${() => this.renderRoot.querySelectorAll<HTMLElement>('ti-step-card')} @select-step=${onSelect}></ti-scrollmarks>`;
+  }
+
+  private scoreOf(index: number): StepScoreView | null {
+    const sm = this.scoresMsg;
+    if (!sm || sm.rolloutId !== this.rolloutMsg?.rollout.id) return null;
+    if (this.scoreIndex?.msg !== sm) this.scoreIndex = { msg: sm, byIndex: new Map(sm.steps.map((s) => [s.index, s])) };
+    return this.scoreIndex.byIndex.get(index) ?? null;
+  }
+
+  private scoreIndex: { msg: ScoresMessage; byIndex: Map<number, StepScoreView> } | null = null;
+
   private renderKeys(): TemplateResult | typeof nothing {
     if (!this.showKeys) return nothing;
     return html`<div class="keys-overlay" role="dialog" aria-label="Timeline keys">
@@ -1267,6 +1297,9 @@ export class TiApp extends LitElement {
             .propagatedFrom=${idx.mine.get(s.index)?.origin === 'propagated' ? propagatedFrom(idx, s.index) : null}
             .editingNote=${this.editingNote === s.index}
             .replay=${this.stepReplay(m, s.index)}
+            .score=${this.scoreOf(s.index)}
+            .scoreRange=${this.scoresMsg?.range ?? null}
+            .scorer=${this.scoresMsg?.scorer ?? null}
           ></ti-step-card>`,
         )}
       </main>`;
@@ -1334,7 +1367,7 @@ export class TiApp extends LitElement {
         return this.renderError(this.view.msg);
       case 'rollout':
         return html`${this.renderHeader(this.view.msg)}
-          <div class="dock">${this.renderLabelRow(this.view.msg)}${this.renderReplayBar(this.view.msg)}${this.renderPlayer(this.view.msg)}</div>
+          <div class="dock">${this.renderLabelRow(this.view.msg)}${this.renderScores(this.view.msg)}${this.renderReplayBar(this.view.msg)}${this.renderPlayer(this.view.msg)}</div>
           ${this.renderTimeline(this.view.msg)}${this.renderKeys()}`;
     }
   }

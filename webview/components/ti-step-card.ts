@@ -16,7 +16,8 @@ import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { CurrentLabel } from '../../src/core/labels/api';
 import type { Action, Observation, Step } from '../../src/core/model';
-import { MAX_NOTE_CHARS } from '../../src/shared/protocol';
+import { MAX_NOTE_CHARS, type ScoresMessage, type StepScoreView } from '../../src/shared/protocol';
+import { formatScore, HEAT_CSS, heatBucket, scoreTitle, scoreWord } from '../scores';
 import { labelTitle, valueText, type StepLabel } from '../labels';
 import {
   clampText,
@@ -66,7 +67,7 @@ export interface StepReplay {
 
 @customElement('ti-step-card')
 export class TiStepCard extends LitElement {
-  static override styles = css`
+  static override styles = [HEAT_CSS, css`
     :host {
       display: block;
       contain: content;
@@ -446,7 +447,33 @@ export class TiStepCard extends LitElement {
       color: var(--vscode-descriptionForeground);
       font-size: 12px;
     }
-  `;
+    /* Step score (issue 4): a rounded tag on the value's heat colour and a faint tint of the card. */
+    .card.scored {
+      background: color-mix(in srgb, var(--heat) 7%, var(--vscode-editor-background));
+    }
+    .score-tag {
+      display: inline-flex;
+      align-items: baseline;
+      gap: 3px;
+      font-size: 11px;
+      font-variant-numeric: tabular-nums;
+      padding: 0 6px;
+      line-height: 16px;
+      border-radius: 8px;
+      border: 1px solid var(--heat);
+      color: var(--vscode-foreground);
+      background: color-mix(in srgb, var(--heat) 22%, transparent);
+    }
+    .score-tag .score-key {
+      font-size: 9px;
+      text-transform: uppercase;
+      letter-spacing: 0.05em;
+      color: var(--vscode-descriptionForeground);
+    }
+    .score-tag .score-label {
+      color: var(--vscode-descriptionForeground);
+    }
+  `];
 
   @property({ attribute: false }) step!: Step;
   /** Expanded: full message, open reasoning, full outputs. */
@@ -465,6 +492,10 @@ export class TiStepCard extends LitElement {
   @property({ type: Boolean }) editingNote = false;
   /** Replay verdict and controls of this step; null when replay has nothing for it. */
   @property({ attribute: false }) replay: StepReplay | null = null;
+  /** The step's score from the scorer (issue 4), its range and scorer; null when not scored. */
+  @property({ attribute: false }) score: StepScoreView | null = null;
+  @property({ attribute: false }) scoreRange: [number, number] | null = null;
+  @property({ attribute: false }) scorer: ScoresMessage['scorer'] = null;
 
   private noteDone(note?: string | null): void {
     this.dispatchEvent(new CustomEvent('note-done', { detail: { index: this.step.index, note }, bubbles: true, composed: true }));
@@ -530,7 +561,7 @@ export class TiStepCard extends LitElement {
     return html`<div class="head">
       <span class="idx" title=${sid || `step index ${s.index}`}>#${s.index + 1}</span>
       <span class="role">${s.role}</span>
-      ${this.renderRefLabel(s)} ${this.renderUserLabel()} ${this.otherLabels.map((l) => this.renderOtherLabel(l))}
+      ${this.renderScore()} ${this.renderRefLabel(s)} ${this.renderUserLabel()} ${this.otherLabels.map((l) => this.renderOtherLabel(l))}
       ${parts}
       <span class="spacer"></span>
       ${this.replay
@@ -645,6 +676,16 @@ export class TiStepCard extends LitElement {
     </div>`;
   }
 
+  /** The step-score tag: "score 0.12" on the value's heat colour (a scorer's opinion, not the outcome reward). */
+  private renderScore(): TemplateResult | typeof nothing {
+    const sc = this.score;
+    const range = this.scoreRange;
+    if (!sc || !range) return nothing;
+    return html`<span class="score-tag heat-${heatBucket(sc.value, range)} ${scoreWord(sc.value, range)}" title=${scoreTitle(sc, range, this.scorer)} data-score=${String(sc.value)}
+      ><span class="score-key">score</span> ${formatScore(sc.value, range)}${sc.label ? html` <span class="score-label">${sc.label}</span>` : nothing}</span
+    >`;
+  }
+
   override render(): TemplateResult {
     const s = this.step;
     if (!s) return html``;
@@ -654,7 +695,8 @@ export class TiStepCard extends LitElement {
     const empty = !s.message.trim() && !reasoning && pairs.length === 0;
     const l = this.label;
     const lab = l && l.value !== null ? `lab-${valueText(l.value).word} ${valueText(l.value).word}${l.origin === 'propagated' ? ' lab-propagated' : ''}` : '';
-    return html`<div class="card role-${s.role} ${lab}">
+    const heat = this.score && this.scoreRange ? `scored heat-${heatBucket(this.score.value, this.scoreRange)}` : '';
+    return html`<div class="card role-${s.role} ${lab} ${heat}">
       ${this.renderHead(s)} ${this.renderNote()}
       <div class="body">
         ${this.renderMessage(s.message)}

@@ -1,0 +1,59 @@
+/**
+ * Rollout (core model) → ScoreRollout (scorer protocol) conversion, and the content hash the score
+ * cache is keyed by. Pure; never imports `vscode`.
+ */
+import { createHash } from 'node:crypto';
+import type { Action, Rollout, Step } from '../model';
+import type { ScoreAction, ScoreActionKind, ScoreRollout, ScoreStep } from './protocol';
+
+const KIND: Record<Action['kind'], ScoreActionKind> = {
+  shell: 'shell',
+  keystrokes: 'keys',
+  tool: 'tool',
+  file_edit: 'edit',
+  finish: 'finish',
+};
+
+function argumentsText(a: unknown): string | null {
+  if (a === undefined || a === null) return null;
+  if (typeof a === 'string') return a;
+  try {
+    return JSON.stringify(a) ?? null;
+  } catch {
+    return String(a);
+  }
+}
+
+/** One step in protocol shape. Keys are always written in the same order (the hash relies on it). */
+export function toScoreStep(s: Step): ScoreStep {
+  return {
+    index: s.index,
+    role: s.role,
+    message: s.message === '' ? null : s.message,
+    reasoning: s.reasoning,
+    actions: s.actions.map((a): ScoreAction => ({ kind: KIND[a.kind] ?? 'other', command: a.command, tool: a.tool, arguments: argumentsText(a.arguments) })),
+    observations: s.observations.map((o) => ({ output: o.output, exitCode: o.exitCode, truncated: o.truncated })),
+    durationMs: s.durationSec === null ? null : Math.round(s.durationSec * 1000),
+  };
+}
+
+/** A rollout in protocol shape (`score` params): id, task, every step. */
+export function toScoreRollout(r: Rollout): ScoreRollout {
+  return { id: r.id, task: { id: r.task.id, instruction: r.task.instruction }, steps: r.steps.map(toScoreStep) };
+}
+
+/**
+ * sha256 (hex) of the canonical JSON of what a scorer sees of a rollout: its task and steps, NOT its
+ * id (the same steps under another id score the same). Canonical = `toScoreRollout`'s fixed key
+ * order with `JSON.stringify`, so equal content gives equal hashes across runs and machines.
+ */
+export function contentHash(r: ScoreRollout): string {
+  return createHash('sha256').update(JSON.stringify({ task: r.task, steps: r.steps })).digest('hex');
+}
+
+/** Number of steps in a list of rollouts. */
+export function stepCount(rs: readonly ScoreRollout[]): number {
+  let n = 0;
+  for (const r of rs) n += r.steps.length;
+  return n;
+}

@@ -1,0 +1,395 @@
+/**
+ * The scoring service of the extension host: one core `ScorerManager` for the configured scorer
+ * (the built-in one unless `trajectoryInspector.scorer.command` is set — and a command of the
+ * user's own runs only in a trusted workspace), the step scores of every rollout file the user has
+ * open, and who to tell when they change (timelines, raw-file decorations, the status bar).
+ *
+ * Only validated, final scores are kept: when a request fails or is cancelled, the scores that
+ * arrived early for its rollouts (`$/progress`) are dropped and the rollout says why; the manager
+ * caches nothing of such a request. Failures are shown to the user with the reason.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { Rollout } from '../../core/model';
+import { builtinScorerCommand, configuredCommand } from '../../core/scoring/builtin';
+import { ScoreCache, type ScorerIdentity } from '../../core/scoring/cache';
+import { ScorerError, type ScorerCommand } from '../../core/scoring/client';
+import { contentHash, toScoreRollout } from '../../core/scoring/input';
+import { ScorerManager, type ScoreRun, type ScorerState } from '../../core/scoring/manager';
+import type { StepScore } from '../../core/scoring/protocol';
+import type { ScoresMessage } from '../../shared/protocol';
+import {
+  DEFAULT_SCORER_AUTO,
+  DEFAULT_SCORER_IDLE_MINUTES,
+  DEFAULT_SCORER_INLINE,
+  DEFAULT_SCORER_REQUEST_TIMEOUT_S,
+  DEFAULT_SCORER_START_TIMEOUT_S,
+} from '../../shared/settings';
+
+/** The scorer settings, read with the defaults of src/shared/settings.ts for wrong types. */
+export interface ScorerConfig {
+  command: string[];
+  options: Record<string, unknown>;
+  autoScore: boolean;
+  inline: boolean;
+  requestTimeoutMs: number;
+  startTimeoutMs: number;
+  idleShutdownMs: number;
+}
+
+/** Reads `trajectoryInspector.scorer.*`. */
+export function readScorerConfig(): ScorerConfig {
+  const c = vscode.workspace.getConfiguration('trajectoryInspector.scorer');
+  const num = (k: string, d: number, min: number): number => {
+    const v = c.get<unknown>(k);
+    return typeof v === 'number' && Number.isFinite(v) && v >= min ? v : d;
+  };
+  const cmd = c.get<unknown>('command');
+  const opts = c.get<unknown>('options');
+  const bool = (k: string, d: boolean): boolean => {
+    const v = c.get<unknown>(k);
+    return typeof v === 'boolean' ? v : d;
+  };
+  return {
+    command: Array.isArray(cmd) && cmd.every((x) => typeof x === 'string') ? (cmd as string[]) : [],
+    options: typeof opts === 'object' && opts !== null && !Array.isArray(opts) ? (opts as Record<string, unknown>) : {},
+    autoScore: bool('autoScore', DEFAULT_SCORER_AUTO),
+    inline: bool('inline', DEFAULT_SCORER_INLINE),
+    requestTimeoutMs: num('requestTimeoutSeconds', DEFAULT_SCORER_REQUEST_TIMEOUT_S, 1) * 1000,
+    startTimeoutMs: num('startTimeoutSeconds', DEFAULT_SCORER_START_TIMEOUT_S, 1) * 1000,
+    idleShutdownMs: num('idleShutdownMinutes', DEFAULT_SCORER_IDLE_MINUTES, 0) * 60_000,
+  };
+}
+
+/** What the service needs of an open timeline (TimelinePanel implements it). */
+export interface ScoredPanel {
+  readonly uri: vscode.Uri;
+  readonly rolloutIndex: number;
+  readonly rollout: Rollout | null;
+  readonly loadedFile: { rollouts: Rollout[] } | null;
+  postScores(m: ScoresMessage): void;
+}
+
+/** Scores of one rollout as the service keeps them. */
+export interface RolloutScoreState {
+  state: ScoresMessage['state'];
+  scorer: ScorerIdentity | null;
+  steps: Map<number, StepScore>;
+  cached: boolean;
+  error: string | null;
+  /** Content hash of the rollout these scores are for (core `contentHash`). */
+  hash: string;
+}
+
+interface FileEntry {
+  rollouts: Rollout[];
+  scores: Map<string, RolloutScoreState>;
+  abort: AbortController | null;
+}
+
+const key = (file: string): string => path.resolve(file);
+
+/** Owns the scorer and the scores of open files. */
+export class ScoringService implements vscode.Disposable {
+  private mgr: ScorerManager | null = null;
+  private mgrCommand: ScorerCommand | null = null;
+  private readonly files = new Map<string, FileEntry>();
+  private readonly panels = new Set<ScoredPanel>();
+  private readonly changed = new vscode.EventEmitter<string>();
+  private readonly stateChanged = new vscode.EventEmitter<ScorerState>();
+  /** Fires with the file path whose scores changed. */
+  readonly onDidChangeScores = this.changed.event;
+  /** Fires when the scorer's state changes (status bar). */
+  readonly onDidChangeState = this.stateChanged.event;
+  readonly cache: ScoreCache;
+  private readonly disposables: vscode.Disposable[] = [];
+  private config = readScorerConfig();
+  private lastState: ScorerState = { kind: 'stopped' };
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly output: vscode.LogOutputChannel,
+  ) {
+    this.cache = new ScoreCache(vscode.Uri.joinPath(context.globalStorageUri, 'scores').fsPath);
+    this.disposables.push(
+      this.changed,
+      this.stateChanged,
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!e.affectsConfiguration('trajectoryInspector.scorer')) return;
+        const before = JSON.stringify([this.config.command, this.config.options, this.config.requestTimeoutMs, this.config.startTimeoutMs, this.config.idleShutdownMs]);
+        this.config = readScorerConfig();
+        const after = JSON.stringify([this.config.command, this.config.options, this.config.requestTimeoutMs, this.config.startTimeoutMs, this.config.idleShutdownMs]);
+        if (before !== after) this.resetManager();
+        for (const f of this.files.keys()) this.changed.fire(f);
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.resetManager()),
+    );
+  }
+
+  get settings(): ScorerConfig {
+    return this.config;
+  }
+
+  get state(): ScorerState {
+    return this.lastState;
+  }
+
+  /** True when the configured scorer is a command of the user's own (not the built-in). */
+  get isCustom(): boolean {
+    return this.config.command.length > 0;
+  }
+
+  /** A short name of the configured scorer for the UI. */
+  get scorerLabel(): string {
+    return this.isCustom ? path.basename(this.config.command[this.config.command.length > 1 && /python|node|uv|conda/.test(path.basename(this.config.command[0])) ? 1 : 0]) : 'built-in';
+  }
+
+  /** The command that runs; throws a user-facing Error when a custom command may not run here. */
+  private command(): ScorerCommand {
+    const custom = configuredCommand(this.config.command, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+    if (custom) {
+      if (!vscode.workspace.isTrusted) {
+        throw new Error('A scorer command of your own (trajectoryInspector.scorer.command) runs only in a trusted workspace. Trust the workspace, or clear the setting to use the built-in scorer.');
+      }
+      return custom;
+    }
+    return builtinScorerCommand(vscode.Uri.joinPath(this.context.extensionUri, 'dist').fsPath);
+  }
+
+  private manager(): ScorerManager {
+    const command = this.command();
+    if (this.mgr && JSON.stringify(this.mgrCommand) === JSON.stringify(command)) return this.mgr;
+    this.resetManager();
+    const m = new ScorerManager({
+      command,
+      options: this.config.options,
+      client: { name: 'trajectory-inspector', version: String(this.context.extension.packageJSON.version ?? '0') },
+      cache: this.cache,
+      initTimeoutMs: this.config.startTimeoutMs,
+      requestTimeoutMs: this.config.requestTimeoutMs,
+      idleShutdownMs: this.config.idleShutdownMs,
+      log: (l) => (l.startsWith('[scorer]') ? this.output.debug(l) : this.output.info(l)),
+    });
+    m.onState((s) => {
+      this.lastState = s;
+      this.stateChanged.fire(s);
+    });
+    m.onNotice((msg, level) => {
+      // A failure about to be retried is in the log and the status bar; the request's own error
+      // (scoreRollouts) and the restart (info) are the toasts.
+      if (level === 'warning') {
+        this.output.warn(msg);
+        return;
+      }
+      const text = `Trajectory Inspector: ${msg}`;
+      const actions = level === 'error' ? ['Restart Scorer', 'Show Log'] : ['Show Log'];
+      const show = level === 'error' ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
+      void show(text, ...actions).then((a) => {
+        if (a === 'Show Log') this.output.show(true);
+        if (a === 'Restart Scorer') this.restart();
+      });
+    });
+    this.mgr = m;
+    this.mgrCommand = command;
+    return m;
+  }
+
+  private resetManager(): void {
+    this.cancelAll();
+    const m = this.mgr;
+    this.mgr = null;
+    this.mgrCommand = null;
+    if (m) void m.dispose();
+    this.lastState = { kind: 'stopped' };
+    this.stateChanged.fire(this.lastState);
+  }
+
+  /** Clears a failed scorer and starts afresh on the next request. */
+  restart(): void {
+    if (this.mgr) this.mgr.restart();
+    else this.resetManager();
+  }
+
+  // ------------------------------------------------------------ files and scores
+
+  /**
+   * Remembers the rollouts of a file (their step ranges place the raw-file decorations). Scores of
+   * a rollout whose content changed (the file was rewritten) are dropped: they may no longer fit.
+   */
+  fileLoaded(file: string, rollouts: Rollout[]): void {
+    const e = this.files.get(key(file));
+    if (!e) {
+      this.files.set(key(file), { rollouts, scores: new Map(), abort: null });
+      return;
+    }
+    if (e.rollouts === rollouts) return;
+    e.rollouts = rollouts;
+    let dropped = false;
+    for (const r of rollouts) {
+      const st = e.scores.get(r.id);
+      if (st && st.state !== 'scoring' && st.hash !== contentHash(toScoreRollout(r))) {
+        e.scores.delete(r.id);
+        dropped = true;
+      }
+    }
+    if (dropped) this.fire(file);
+  }
+
+  /** The rollouts and scores known for a file, or undefined. */
+  entry(file: string): { rollouts: Rollout[]; scores: ReadonlyMap<string, RolloutScoreState> } | undefined {
+    return this.files.get(key(file));
+  }
+
+  /** Every file with rollouts known (for decorations). */
+  knownFiles(): string[] {
+    return [...this.files.keys()];
+  }
+
+  /** The `scores` message of a rollout for a timeline. */
+  message(file: string, rolloutIndex: number, rollout: Rollout): ScoresMessage {
+    const st = this.files.get(key(file))?.scores.get(rollout.id);
+    const sc = st?.scorer ?? null;
+    return {
+      type: 'scores',
+      rolloutIndex,
+      rolloutId: rollout.id,
+      state: st?.state ?? 'idle',
+      scorer: sc ? { name: sc.name, version: sc.version, model: sc.model } : null,
+      range: sc?.scoreRange ?? [0, 1],
+      steps: st ? [...st.steps.values()].filter((s): s is StepScore & { value: number } => s.value !== null).map((s) => ({ index: s.index, value: s.value, label: s.label ?? null, explanation: s.explanation ?? null })) : [],
+      cached: st?.cached ?? false,
+      error: st?.error ?? null,
+    };
+  }
+
+  private fire(file: string): void {
+    this.changed.fire(key(file));
+    for (const p of this.panels) {
+      const r = p.rollout;
+      if (r && key(p.uri.fsPath) === key(file)) p.postScores(this.message(file, p.rolloutIndex, r));
+    }
+  }
+
+  /**
+   * Scores rollouts of a file (cache first). Resolves with the manager's run; never throws for
+   * scorer failures (they are put on the rollouts and shown to the user once).
+   */
+  async scoreRollouts(file: string, rollouts: Rollout[], opts: { force?: boolean; signal?: AbortSignal; quiet?: boolean; onProgress?: (done: number, total: number) => void } = {}): Promise<ScoreRun | null> {
+    const k = key(file);
+    let e = this.files.get(k);
+    if (!e) {
+      e = { rollouts, scores: new Map(), abort: null };
+      this.files.set(k, e);
+    }
+    const entry = e;
+    let manager: ScorerManager;
+    try {
+      manager = this.manager();
+    } catch (err) {
+      for (const r of rollouts) entry.scores.set(r.id, { state: 'error', scorer: null, steps: new Map(), cached: false, error: (err as Error).message, hash: '' });
+      this.fire(file);
+      if (!opts.quiet) void vscode.window.showWarningMessage(`Trajectory Inspector: ${(err as Error).message}`);
+      return null;
+    }
+    const ac = new AbortController();
+    const onOuterAbort = (): void => ac.abort();
+    opts.signal?.addEventListener('abort', onOuterAbort);
+    entry.abort?.abort();
+    entry.abort = ac;
+    const inputs = rollouts.map(toScoreRollout);
+    const hashes = new Map(inputs.map((r) => [r.id, contentHash(r)]));
+    for (const r of rollouts) {
+      const prev = entry.scores.get(r.id);
+      const same = prev?.hash === hashes.get(r.id);
+      entry.scores.set(r.id, { state: 'scoring', scorer: prev?.scorer ?? null, steps: opts.force || !same ? new Map() : (prev?.steps ?? new Map()), cached: false, error: null, hash: hashes.get(r.id)! });
+    }
+    this.fire(file);
+    let run: ScoreRun;
+    try {
+      run = await manager.score(inputs, {
+        signal: ac.signal,
+        noCacheRead: opts.force,
+        onProgress: opts.onProgress,
+        onResult: (res, scorer) => {
+          entry.scores.set(res.id, { state: res.fromCache ? 'done' : 'scoring', scorer, steps: new Map(res.steps.map((s) => [s.index, s])), cached: res.fromCache, error: null, hash: hashes.get(res.id) ?? '' });
+          this.fire(file);
+        },
+      });
+    } catch (err) {
+      // The manager reports scorer failures in the run; anything thrown is a bug, shown the same way.
+      this.output.error(`scoring ${file}: ${(err as Error).stack ?? String(err)}`);
+      run = { scorer: null, results: [], failures: [{ ids: rollouts.map((r) => r.id), error: new ScorerError('crashed', `scoring failed: ${(err as Error).message}`) }], cancelled: false };
+    } finally {
+      opts.signal?.removeEventListener('abort', onOuterAbort);
+      if (entry.abort === ac) entry.abort = null;
+    }
+    // Only final results stay; partial scores of failed or cancelled rollouts are dropped.
+    const final = new Map(run.results.map((r) => [r.id, r]));
+    const failedWhy = new Map<string, string>();
+    for (const f of run.failures) for (const id of f.ids) failedWhy.set(id, f.error.message);
+    for (const r of rollouts) {
+      const res = final.get(r.id);
+      const hash = hashes.get(r.id)!;
+      if (res) entry.scores.set(r.id, { state: 'done', scorer: run.scorer, steps: new Map(res.steps.map((s) => [s.index, s])), cached: res.fromCache, error: null, hash });
+      else if (failedWhy.has(r.id)) entry.scores.set(r.id, { state: 'error', scorer: run.scorer, steps: new Map(), cached: false, error: failedWhy.get(r.id)!, hash });
+      else entry.scores.set(r.id, { state: run.cancelled ? 'cancelled' : 'idle', scorer: run.scorer, steps: new Map(), cached: false, error: null, hash });
+    }
+    this.fire(file);
+    if (run.failures.length && !opts.quiet) {
+      const first = run.failures[0].error;
+      this.output.error(`scoring ${file}: ${run.failures.map((f) => `${f.ids.length} rollout(s): ${f.error.message}`).join(' | ')}`);
+      void vscode.window.showErrorMessage(`Trajectory Inspector: scoring failed: ${first.message}`, 'Show Log', 'Restart Scorer').then((a) => {
+        if (a === 'Show Log') this.output.show(true);
+        if (a === 'Restart Scorer') this.restart();
+      });
+    }
+    return run;
+  }
+
+  /** Cancels the scoring of a file (its timeline closed). */
+  cancel(file: string): void {
+    this.files.get(key(file))?.abort?.abort();
+  }
+
+  /** Cancels every scoring in flight. */
+  cancelAll(): void {
+    for (const e of this.files.values()) e.abort?.abort();
+  }
+
+  // ------------------------------------------------------------ timelines
+
+  /** A timeline shows (or re-shows) a rollout: post what is known, score it when auto-scoring is on. */
+  panelShown(p: ScoredPanel): void {
+    this.panels.add(p);
+    const r = p.rollout;
+    const loaded = p.loadedFile;
+    if (!r || !loaded) return;
+    const file = p.uri.fsPath;
+    this.fileLoaded(file, loaded.rollouts);
+    const st = this.files.get(key(file))?.scores.get(r.id);
+    p.postScores(this.message(file, p.rolloutIndex, r));
+    if (!st || st.state === 'idle') {
+      if (this.config.autoScore) void this.scoreRollouts(file, [r], { quiet: false });
+    }
+  }
+
+  /** A timeline closed: cancel its file's scoring unless another timeline still shows the file. */
+  panelClosed(p: ScoredPanel): void {
+    this.panels.delete(p);
+    const file = key(p.uri.fsPath);
+    if (![...this.panels].some((o) => key(o.uri.fsPath) === file)) this.cancel(file);
+  }
+
+  /** Timelines open now. */
+  openPanels(): ScoredPanel[] {
+    return [...this.panels];
+  }
+
+  dispose(): void {
+    this.cancelAll();
+    const m = this.mgr;
+    this.mgr = null;
+    if (m) void m.dispose();
+    while (this.disposables.length) this.disposables.pop()?.dispose();
+  }
+}

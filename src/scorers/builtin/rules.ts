@@ -1,0 +1,263 @@
+/**
+ * The built-in scorer's rules: a deterministic, CPU-only guess at how good each agent step of a
+ * terminal agent's rollout is, from the signals the step itself carries. Pure (no I/O); the
+ * process around it is ./main.ts. The rules are documented in docs/scoring.md (keep in step).
+ *
+ * Value = P(the step is good) in [0, 1], read as: start from a base (exit code 0: 0.75; exit code
+ * unknown: 0.65; a finish action: 0.6), then every rule that fires either caps the value (a bad
+ * signal: the value becomes at most the cap) or, for test progress, sets it. The lowest cap wins.
+ * Label: `good` ≥ 0.6 > `neutral` ≥ 0.4 > `bad`. Steps that are not the agent's (user, system,
+ * environment) are not scored (value null).
+ *
+ * Rules (id — fires when — effect):
+ * - `tests-pass`     the output has a test summary with 0 failing and ≥ 1 passing → 0.9
+ * - `tests-fewer`    failing tests fewer than at the previous test run of the rollout → 0.8
+ * - `tests-more`     failing tests more than at the previous test run → cap 0.2
+ * - `tests-same`     the same number (> 0) failing as at the previous test run → cap 0.35
+ * - `tests-fail`     the first test run of the rollout has failures → cap 0.45
+ *   (when a test summary is found, `exit-code` and `error-text` do not fire: the runner's exit
+ *   code and tracebacks report the failing tests, not a broken command)
+ * - `timeout`        an exit code 124 or 137, or the output says the command timed out → cap 0.15
+ * - `exit-code`      any other non-zero exit code → cap 0.2
+ * - `error-text`     the output has error text (Traceback, `XError:`, command not found, No such
+ *                    file or directory, Permission denied, fatal:, Segmentation fault, panic:) → cap 0.3
+ * - `repeat-failed`  the same action as an earlier step that failed (exit code or error text) → cap 0.25
+ * - `repeat`         the same action as an earlier step of the rollout → cap 0.45
+ * - `no-op`          an agent step with no action, or only empty commands/keys → cap 0.4
+ *                    (with neither action nor message: `empty`, cap 0.3)
+ */
+import type { ScoreRollout, ScoreStep, StepScore } from '../../core/scoring/protocol';
+
+/** Version of the rules; part of the cache key (bump on every change of a value). */
+export const RULES_VERSION = '1.0.0';
+
+/** One rule: its id, what fires it and what it does (shown in docs and tests). */
+export interface RuleInfo {
+  id: string;
+  when: string;
+  effect: string;
+}
+
+/** The rules in the order they are checked (documentation; `scoreStep` is the implementation). */
+export const RULES: readonly RuleInfo[] = [
+  { id: 'tests-pass', when: 'a test summary with 0 failing and at least 1 passing', effect: 'value 0.9' },
+  { id: 'tests-fewer', when: 'fewer failing tests than at the previous test run', effect: 'value 0.8' },
+  { id: 'tests-more', when: 'more failing tests than at the previous test run', effect: 'cap 0.2' },
+  { id: 'tests-same', when: 'as many (> 0) failing tests as at the previous test run', effect: 'cap 0.35' },
+  { id: 'tests-fail', when: 'the first test run of the rollout has failures', effect: 'cap 0.45' },
+  { id: 'timeout', when: 'exit code 124 or 137, or the output says it timed out', effect: 'cap 0.15' },
+  { id: 'exit-code', when: 'any other non-zero exit code', effect: 'cap 0.2' },
+  { id: 'error-text', when: 'error text in the output (Traceback, XError:, command not found, …)', effect: 'cap 0.3' },
+  { id: 'repeat-failed', when: 'the same action as an earlier step that failed', effect: 'cap 0.25' },
+  { id: 'repeat', when: 'the same action as an earlier step', effect: 'cap 0.45' },
+  { id: 'no-op', when: 'no action, or only empty commands / keys', effect: 'cap 0.4 (no message either: cap 0.3)' },
+];
+
+/** Base values and caps (see the module comment). */
+export const VALUES = {
+  baseExitZero: 0.75,
+  baseUnknown: 0.65,
+  baseFinish: 0.6,
+  testsPass: 0.9,
+  testsFewer: 0.8,
+  testsMore: 0.2,
+  testsSame: 0.35,
+  testsFail: 0.45,
+  timeout: 0.15,
+  exitCode: 0.2,
+  errorText: 0.3,
+  repeatFailed: 0.25,
+  repeat: 0.45,
+  noOp: 0.4,
+  empty: 0.3,
+} as const;
+
+/** Only the last this many characters of an output are searched (errors and test summaries sit at the end). */
+const SCAN_TAIL = 20_000;
+
+const TIMEOUT_RE = /\b(timed out|time(?:d)? ?out after|timeout expired|TimeoutExpired|command timed out|exceeded the time ?limit)\b/i;
+const ERROR_RES: [RegExp, string][] = [
+  [/Traceback \(most recent call last\)/, 'Traceback'],
+  [/\b[A-Z][A-Za-z]*(?:Error|Exception):/, 'an exception'],
+  [/command not found/, 'command not found'],
+  [/No such file or directory/, 'No such file or directory'],
+  [/Permission denied/, 'Permission denied'],
+  [/^fatal: /m, 'fatal:'],
+  [/Segmentation fault/, 'Segmentation fault'],
+  [/^panic: /m, 'panic:'],
+  [/^(?:bash|sh|zsh): .*: (?:syntax error|unexpected)/m, 'shell syntax error'],
+];
+
+/** Failing and passing test counts read from a test runner's summary; null when the output has none. */
+export interface TestCounts {
+  failed: number;
+  passed: number;
+}
+
+/**
+ * Reads the last test summary in `text`: pytest (`== 2 failed, 3 passed in 0.1s ==`, `5 passed`),
+ * unittest (`Ran 4 tests` + `FAILED (failures=1, errors=1)` / `OK`), jest/vitest
+ * (`Tests: 1 failed, 3 passed, 4 total`), go test (`--- FAIL:` lines, `ok`/`FAIL` package lines),
+ * cargo (`test result: FAILED. 3 passed; 1 failed`). Errors count as failures.
+ */
+export function parseTestCounts(text: string): TestCounts | null {
+  const t = text.length > SCAN_TAIL ? text.slice(-SCAN_TAIL) : text;
+  // cargo
+  let m = [...t.matchAll(/test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed/g)].pop();
+  if (m) return { passed: +m[1], failed: +m[2] };
+  // jest / vitest
+  m = [...t.matchAll(/^\s*Tests?:?\s+(.*\d+ (?:passed|failed).*)$/gm)].pop();
+  if (m && /total|passed|failed/.test(m[1])) {
+    const failed = /(\d+) failed/.exec(m[1]);
+    const passed = /(\d+) passed/.exec(m[1]);
+    if (failed || passed) return { failed: failed ? +failed[1] : 0, passed: passed ? +passed[1] : 0 };
+  }
+  // pytest summary line: "=== 1 failed, 2 passed, 1 error in 0.12s ===" or "2 passed in 0.01s"
+  m = [...t.matchAll(/^(?:=+ )?((?:\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected)(?:, )?)+) in [\d.]+s/gm)].pop();
+  if (m) {
+    const get = (w: RegExp): number => {
+      const x = w.exec(m![1]);
+      return x ? +x[1] : 0;
+    };
+    return { failed: get(/(\d+) failed/) + get(/(\d+) errors?/), passed: get(/(\d+) passed/) };
+  }
+  // unittest
+  const ran = [...t.matchAll(/^Ran (\d+) tests? in/gm)].pop();
+  if (ran) {
+    const total = +ran[1];
+    const f = /^FAILED \(([^)]*)\)/m.exec(t.slice(ran.index));
+    if (f) {
+      const n = [...f[1].matchAll(/(?:failures|errors)=(\d+)/g)].reduce((a, x) => a + +x[1], 0);
+      return { failed: n, passed: Math.max(0, total - n) };
+    }
+    if (/^OK\b/m.test(t.slice(ran.index))) return { failed: 0, passed: total };
+  }
+  // go test
+  const goFails = (t.match(/^--- FAIL: /gm) ?? []).length;
+  const goPass = (t.match(/^--- PASS: /gm) ?? []).length;
+  if (goFails || goPass || /^(ok|FAIL)\s+\S+\s+[\d.]+s/m.test(t)) {
+    const pkgFail = (t.match(/^FAIL\s+\S+\s+[\d.]+s/gm) ?? []).length;
+    const pkgOk = (t.match(/^ok\s+\S+\s+[\d.]+s/gm) ?? []).length;
+    return { failed: goFails || pkgFail, passed: goPass || pkgOk };
+  }
+  return null;
+}
+
+function actionKey(s: ScoreStep): string {
+  return JSON.stringify(s.actions.filter((a) => a.kind !== 'finish').map((a) => [a.kind, a.command?.trim() ?? null, a.tool, a.arguments]));
+}
+
+function isEmptyAction(a: ScoreStep['actions'][number]): boolean {
+  if (a.kind === 'finish') return false;
+  if (a.kind === 'shell' || a.kind === 'keys') return !a.command || a.command.trim() === '' || a.command.trim() === '\\n';
+  return false;
+}
+
+/** What the rules carry from one step to the next inside a rollout. */
+export interface RolloutState {
+  /** Failing tests at the latest test run; null before any. */
+  lastFailing: number | null;
+  /** Action keys of earlier agent steps → whether that step failed. */
+  seen: Map<string, { index: number; failed: boolean }>;
+}
+
+/** A fresh state for scoring a rollout from its first step. */
+export function newState(): RolloutState {
+  return { lastFailing: null, seen: new Map() };
+}
+
+const round = (v: number): number => Math.round(v * 1000) / 1000;
+
+/** The label of a value: good ≥ 0.6 > neutral ≥ 0.4 > bad. */
+export function labelOf(value: number): 'good' | 'neutral' | 'bad' {
+  return value >= 0.6 ? 'good' : value >= 0.4 ? 'neutral' : 'bad';
+}
+
+/**
+ * Scores one step given what came before it in the rollout (`state`, updated in place). Returns
+ * the protocol's step score: value null for non-agent steps, else value, label and an explanation
+ * naming every rule that fired.
+ */
+export function scoreStep(step: ScoreStep, state: RolloutState): StepScore {
+  if (step.role !== 'agent') return { index: step.index, value: null, label: null, explanation: null };
+  const reasons: string[] = [];
+  let cap = 1;
+  const capAt = (v: number, why: string): void => {
+    cap = Math.min(cap, v);
+    reasons.push(why);
+  };
+
+  const exitCodes = step.observations.map((o) => o.exitCode).filter((c): c is number => c !== null);
+  const outputs = step.observations.map((o) => o.output ?? '').filter((o) => o !== '');
+  const text = outputs.map((o) => (o.length > SCAN_TAIL ? o.slice(-SCAN_TAIL) : o)).join('\n');
+  const hasFinish = step.actions.some((a) => a.kind === 'finish');
+
+  let base: number = hasFinish ? VALUES.baseFinish : exitCodes.length && exitCodes.every((c) => c === 0) ? VALUES.baseExitZero : VALUES.baseUnknown;
+  const baseWhy = hasFinish ? 'finish' : exitCodes.length && exitCodes.every((c) => c === 0) ? 'exit code 0' : null;
+
+  let failed = false;
+  const tests = text ? parseTestCounts(text) : null;
+  if (tests) {
+    const prev = state.lastFailing;
+    if (tests.failed === 0 && tests.passed > 0) {
+      base = VALUES.testsPass;
+      reasons.push(`tests-pass: all ${tests.passed} tests pass`);
+    } else if (prev !== null && tests.failed < prev) {
+      base = VALUES.testsFewer;
+      reasons.push(`tests-fewer: failing tests ${prev} → ${tests.failed}`);
+    } else if (prev !== null && tests.failed > prev) {
+      capAt(VALUES.testsMore, `tests-more: failing tests ${prev} → ${tests.failed}`);
+      failed = true;
+    } else if (prev !== null && tests.failed > 0) {
+      capAt(VALUES.testsSame, `tests-same: still ${tests.failed} failing`);
+      failed = true;
+    } else if (tests.failed > 0) {
+      capAt(VALUES.testsFail, `tests-fail: ${tests.failed} failing, ${tests.passed} passing`);
+    }
+    state.lastFailing = tests.failed;
+  } else {
+    const timedOut = exitCodes.some((c) => c === 124 || c === 137) || TIMEOUT_RE.test(text);
+    if (timedOut) {
+      const code = exitCodes.find((c) => c === 124 || c === 137);
+      capAt(VALUES.timeout, `timeout: ${code !== undefined ? `exit code ${code}` : 'the output says it timed out'}`);
+      failed = true;
+    }
+    const bad = exitCodes.find((c) => c !== 0 && c !== 124 && c !== 137);
+    if (bad !== undefined) {
+      capAt(VALUES.exitCode, `exit-code: exit code ${bad}`);
+      failed = true;
+    }
+    const err = ERROR_RES.find(([re]) => re.test(text));
+    if (err) {
+      capAt(VALUES.errorText, `error-text: ${err[1]} in the output`);
+      failed = true;
+    }
+  }
+
+  const real = step.actions.filter((a) => a.kind !== 'finish');
+  if (real.length) {
+    const key = actionKey(step);
+    const earlier = state.seen.get(key);
+    if (earlier && !real.every(isEmptyAction)) {
+      if (earlier.failed) capAt(VALUES.repeatFailed, `repeat-failed: repeats #${earlier.index + 1}, which failed`);
+      else capAt(VALUES.repeat, `repeat: repeats #${earlier.index + 1}`);
+    }
+    if (!earlier || failed) state.seen.set(key, { index: step.index, failed: failed || (earlier?.failed ?? false) });
+  }
+  if (!hasFinish && (real.length === 0 || real.every(isEmptyAction))) {
+    const noMessage = !step.message?.trim() && !step.reasoning?.trim();
+    if (noMessage && real.length === 0) capAt(VALUES.empty, 'empty: no action and no message');
+    else capAt(VALUES.noOp, real.length ? 'no-op: only empty commands' : 'no-op: no action');
+  }
+
+  const value = round(Math.min(base, cap));
+  if (reasons.length === 0 && baseWhy) reasons.push(baseWhy);
+  if (reasons.length === 0) reasons.push('no signal (exit code unknown, no error text)');
+  return { index: step.index, value, label: labelOf(value), explanation: reasons.join('; ') };
+}
+
+/** Scores every step of a rollout, in order. */
+export function scoreRollout(r: ScoreRollout): StepScore[] {
+  const state = newState();
+  return r.steps.map((s) => scoreStep(s, state));
+}

@@ -1,0 +1,138 @@
+/**
+ * Webview tier, step scores (issue 4): the built timeline bundle in Chromium under the extension's
+ * CSP, a real SWE-agent rollout, and the scores the built-in rules give it (computed here from the
+ * same file) posted as the host posts them: the heat strip, the card tags and the scrollbar marks
+ * show those values; a click on a mark or cell selects its step; an error shows the reason and no
+ * score; scores of another rollout are dropped.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { loadFile, type LoadedFile } from '../../src/core/load';
+import { toScoreRollout } from '../../src/core/scoring/input';
+import { rolloutMessage } from '../../src/host/present';
+import type { ScoresMessage } from '../../src/shared/protocol';
+import { scoreRollout } from '../../src/scorers/builtin/rules';
+import { sample } from '../unit/samples';
+import { ARTIFACTS, cspViolations, launchChromium, postToWebview, sent, startHarness, waitForReady, watchProblems, type Harness, type PageProblems } from './harness';
+
+const SWE_AGENT = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
+
+declare const window: any;
+declare const document: any;
+declare function getComputedStyle(el: unknown): { backgroundColor: string };
+
+describe('webview: step scores', function () {
+  this.timeout(60_000);
+
+  let harness: Harness;
+  let browser: Browser;
+  let page: Page;
+  let problems: PageProblems;
+  let swe: LoadedFile;
+  let scores: ScoresMessage;
+
+  before(async () => {
+    swe = await loadFile(sample(SWE_AGENT));
+    const r = swe.rollouts[0];
+    const steps = scoreRollout(toScoreRollout(r));
+    scores = {
+      type: 'scores',
+      rolloutIndex: 0,
+      rolloutId: r.id,
+      state: 'done',
+      scorer: { name: 'builtin', version: '1.0.0', model: null },
+      range: [0, 1],
+      steps: steps.filter((s) => s.value !== null).map((s) => ({ index: s.index, value: s.value!, label: s.label ?? null, explanation: s.explanation ?? null })),
+      cached: false,
+      error: null,
+    };
+    harness = await startHarness();
+    browser = await launchChromium();
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await harness?.close();
+  });
+
+  afterEach(async function () {
+    if (!page) return;
+    if (this.currentTest?.state === 'failed') {
+      const name = (this.currentTest.title ?? 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase();
+      await page.screenshot({ path: path.join(ARTIFACTS, `FAILED-scores-${name}.png`) }).catch(() => undefined);
+    } else {
+      assert.deepEqual(problems.errors, [], 'the page logged errors');
+      assert.deepEqual(await cspViolations(page), [], 'the page violated its CSP');
+    }
+    await page.close();
+  });
+
+  async function open(): Promise<Page> {
+    const p = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+    problems = watchProblems(p);
+    await p.goto(harness.url);
+    await waitForReady(p);
+    await postToWebview(p, rolloutMessage(swe, 0, null, { collapseOutputLines: 20 }));
+    await p.locator('.step-card').first().waitFor();
+    return p;
+  }
+
+  it('shows the values in the heat strip, on the cards and as scrollbar marks; clicks select steps', async () => {
+    page = await open();
+    await postToWebview(page, scores);
+    const cells = page.locator('ti-heatstrip .cell');
+    await cells.first().waitFor();
+    assert.equal(await cells.count(), swe.rollouts[0].steps.length);
+    for (const s of scores.steps) {
+      const cell = page.locator(`ti-heatstrip .cell[data-index="${s.index}"]`);
+      assert.equal(await cell.getAttribute('data-score'), String(s.value));
+      assert.match((await cell.getAttribute('class'))!, new RegExp(`heat-${Math.min(9, Math.floor(s.value * 10))}\\b`));
+      const tag = page.locator(`.step-card[data-index="${s.index}"] .score-tag`);
+      assert.equal((await tag.innerText()).replace(/\s+/g, ' ').trim(), `SCORE ${s.value.toFixed(2)} ${s.label}`);
+    }
+    // Non-agent steps: faint cells, no tag.
+    assert.match((await page.locator('ti-heatstrip .cell[data-index="0"]').getAttribute('class'))!, /unscored/);
+    assert.equal(await page.locator('.step-card[data-index="0"] .score-tag').count(), 0);
+    // Colour comes from the heat class (no inline style attributes under the CSP).
+    const low = scores.steps.reduce((a, b) => (b.value < a.value ? b : a));
+    const bg = await page.locator(`ti-heatstrip .cell[data-index="${low.index}"]`).evaluate((el) => getComputedStyle(el).backgroundColor);
+    const okBg = await page.locator(`ti-heatstrip .cell[data-index="${scores.steps.find((s) => s.value >= 0.6)!.index}"]`).evaluate((el) => getComputedStyle(el).backgroundColor);
+    assert.notEqual(bg, okBg, 'a low and a good step differ in colour');
+    // Scrollbar marks: one per low step, placed down the page in step order.
+    const lows = scores.steps.filter((s) => s.value < 0.4);
+    const marks = page.locator('ti-scrollmarks .mark:not(.sel)');
+    await page.waitForFunction((n) => {
+      const sm = document.querySelector('ti-app').shadowRoot.querySelector('ti-scrollmarks');
+      return sm?.shadowRoot?.querySelectorAll('.mark:not(.sel)').length === n;
+    }, lows.length);
+    const tops = await marks.evaluateAll((els) => els.map((e) => parseFloat((e as any).style.top)));
+    assert.ok(tops.every((t) => t > 0 && t < 100), `marks inside the page: ${tops}`);
+    await marks.first().click();
+    await page.waitForFunction((i) => window.__sent.some((m: any) => m.type === 'selectStep' && m.stepIndex === i), lows[0].index);
+    await page.locator(`.step-card.selected[data-index="${lows[0].index}"]`).waitFor();
+    await page.locator(`ti-heatstrip .cell[data-index="3"]`).click();
+    await page.locator('.step-card.selected[data-index="3"]').waitFor();
+    assert.ok((await sent(page)).some((m) => m.type === 'selectStep' && m.stepIndex === 3));
+    const line = (await page.locator('ti-heatstrip .line').innerText()).replace(/\s+/g, ' ');
+    assert.match(line, new RegExp(`STEP SCORES builtin ${scores.steps.length} scored · mean [0-9.]+ · ${lows.length} low`));
+    await page.screenshot({ path: path.join(ARTIFACTS, 'scores.png') });
+  });
+
+  it('a failed scoring shows the reason and no score; scores of another rollout are dropped', async () => {
+    page = await open();
+    await postToWebview(page, { ...scores, rolloutId: 'another-rollout' });
+    await page.waitForTimeout(200);
+    assert.equal(await page.locator('ti-heatstrip').count(), 0);
+    assert.equal(await page.locator('.score-tag').count(), 0);
+    await postToWebview(page, { ...scores, state: 'error', steps: [], error: 'wrong score result from the scorer: 1 step(s) not answered' });
+    const err = page.locator('ti-heatstrip .error');
+    await err.waitFor();
+    assert.match(await err.innerText(), /scoring failed: wrong score result from the scorer: 1 step\(s\) not answered/);
+    assert.equal(await page.locator('ti-heatstrip .cell').count(), 0);
+    assert.equal(await page.locator('.score-tag').count(), 0);
+    assert.equal(await page.locator('ti-scrollmarks .mark').count(), 0);
+  });
+});

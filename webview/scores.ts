@@ -1,0 +1,52 @@
+/**
+ * Step-score helpers the webview shares (heat strip, scrollbar marks, step cards): the colour
+ * bucket of a value and its CSS. Colours are classes (`heat-0` … `heat-9`, red → yellow → green,
+ * from the theme's chart colours) because the CSP allows no inline style attributes.
+ */
+import { css } from 'lit';
+import type { StepScoreView } from '../src/shared/protocol';
+
+/** Number of colour buckets. */
+export const HEAT_BUCKETS = 10;
+
+/** The value scaled into [0, 1] by the scorer's range (clamped). */
+export function normalise(value: number, range: readonly [number, number]): number {
+  const t = (value - range[0]) / (range[1] - range[0]);
+  return Math.max(0, Math.min(1, Number.isFinite(t) ? t : 0));
+}
+
+/** Bucket 0 (worst) … 9 (best) of a value. */
+export function heatBucket(value: number, range: readonly [number, number]): number {
+  return Math.min(HEAT_BUCKETS - 1, Math.floor(normalise(value, range) * HEAT_BUCKETS));
+}
+
+/** `bad` below 0.4 of the range, `good` from 0.6, `neutral` between. */
+export function scoreWord(value: number, range: readonly [number, number]): 'bad' | 'neutral' | 'good' {
+  const t = normalise(value, range);
+  return t < 0.4 ? 'bad' : t < 0.6 ? 'neutral' : 'good';
+}
+
+/** A value as shown: two decimals (three when the range is narrower than 1). */
+export function formatScore(value: number, range: readonly [number, number]): string {
+  return value.toFixed(range[1] - range[0] < 1 ? 3 : 2);
+}
+
+/** Tooltip of a step's score. */
+export function scoreTitle(s: StepScoreView, range: readonly [number, number], scorer: { name: string; version: string; model: string | null } | null): string {
+  const who = scorer ? `${scorer.name} ${scorer.version}${scorer.model ? ` · ${scorer.model}` : ''}` : 'scorer';
+  return `Step score ${formatScore(s.value, range)} in [${range[0]}, ${range[1]}]${s.label ? ` (${s.label})` : ''} — ${who}${s.explanation ? `\n${s.explanation}` : ''}\n(a scorer's opinion of this step, not the rollout's outcome reward)`;
+}
+
+/** `--heat` per bucket: red (0) → yellow (5) → green (9). */
+export const HEAT_CSS = css`
+  .heat-0 { --heat: var(--vscode-charts-red, #f14c4c); }
+  .heat-1 { --heat: color-mix(in srgb, var(--vscode-charts-red, #f14c4c) 80%, var(--vscode-charts-yellow, #cca700)); }
+  .heat-2 { --heat: color-mix(in srgb, var(--vscode-charts-red, #f14c4c) 60%, var(--vscode-charts-yellow, #cca700)); }
+  .heat-3 { --heat: color-mix(in srgb, var(--vscode-charts-red, #f14c4c) 40%, var(--vscode-charts-yellow, #cca700)); }
+  .heat-4 { --heat: color-mix(in srgb, var(--vscode-charts-red, #f14c4c) 20%, var(--vscode-charts-yellow, #cca700)); }
+  .heat-5 { --heat: var(--vscode-charts-yellow, #cca700); }
+  .heat-6 { --heat: color-mix(in srgb, var(--vscode-charts-yellow, #cca700) 66%, var(--vscode-charts-green, #89d185)); }
+  .heat-7 { --heat: color-mix(in srgb, var(--vscode-charts-yellow, #cca700) 33%, var(--vscode-charts-green, #89d185)); }
+  .heat-8 { --heat: var(--vscode-charts-green, #89d185); }
+  .heat-9 { --heat: var(--vscode-testing-iconPassed, #73c991); }
+`;
