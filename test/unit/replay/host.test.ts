@@ -25,7 +25,8 @@ describe('replay settings and messages', () => {
     assert.equal(p('image').default, DEFAULT_REPLAY_IMAGE);
     assert.equal(p('snapshots').default, DEFAULT_REPLAY_SNAPSHOTS);
     for (const k of ['dockerSocket', 'dockerHost', 'snapshots']) assert.equal(p(k).scope, 'machine', k);
-    assert.deepEqual(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations, [
+    // Replay's own entries (the scorer adds its command and options to the same list).
+    assert.deepEqual(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.filter((k: string) => k.startsWith('trajectoryInspector.replay.')), [
       'trajectoryInspector.replay.image',
       'trajectoryInspector.replay.imageByFolder',
       'trajectoryInspector.replay.normalizationRules',
