@@ -9,6 +9,7 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as os from 'node:os';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as RpcNode from 'vscode-jsonrpc/lib/node/main';
 import { loadFile } from '../../src/core/load';
@@ -87,6 +88,18 @@ describe('Python PRM scorer (scorers/python)', function () {
       console.warn(`    skipping the Python scorer tests: ${why}`);
       this.skip();
     }
+  });
+
+  it('passes the conformance kit: dist/cli.js scorer-check -- python3 ti-scorer --backend toy', () => {
+    const cli = path.join(REPO_ROOT, 'dist', 'cli.js');
+    if (!fs.existsSync(cli)) throw new Error('dist/cli.js is missing: run npm run build first');
+    const r = spawnSync(process.execPath, [cli, 'scorer-check', '--json', '--', PYTHON, LAUNCHER, '--backend', 'toy'], { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const rep = JSON.parse(r.stdout);
+    assert.equal(rep.passed, true);
+    const failed = rep.checks.filter((c: { ok: boolean }) => !c.ok);
+    assert.deepEqual(failed, []);
+    assert.ok(rep.checks.length >= 12, `${rep.checks.length} checks`);
   });
 
   it('its Python unittest suite passes (python3 -m unittest discover -s scorers/python/tests)', () => {
