@@ -23,7 +23,7 @@ export function activate(context: vscode.ExtensionContext): void {
   replay = registerReplay(context, timelines, output);
   context.subscriptions.push(replay);
   // Compare, group view and workspace search (issue 8).
-  const compare = new ComparePanels(context.extensionUri, output, timelines, (f) => labels.locate(f).journal);
+  const compare = new ComparePanels(context.extensionUri, output, timelines, (f) => labels.locate(f).journal, async (items) => (await timelines.scoring?.scoresFor(items)) ?? new Map());
   const search = new SearchView(rollouts, timelines, output, context.workspaceState);
   context.subscriptions.push(compare, search, registerCompareCommands(compare, rollouts, search));
   context.subscriptions.push(registerScoring(context, output, timelines));

@@ -142,6 +142,9 @@ describe('e2e: compare rollouts and search across them', function () {
     assert.equal((await cmp.locator('.inline-diff[data-field="command"] ins').innerText()).trim(), 'la');
     const only = cmp.locator('.row[data-status="only-right"]');
     assert.equal((await only.locator('.command').innerText()).trim(), 'python reproduce.py');
+    // Both sides carry the built-in scorer's step scores (the default scorer, auto-scoring on).
+    const chips = await cmp.locator('.cell .chip', { hasText: /^score / }).allInnerTexts();
+    assert.ok(chips.length >= 16, `score chips on the compare page: ${chips.length}`);
     await page.mouse.move(0, 0);
     await page.screenshot({ path: path.join(ARTIFACTS, 'compare.png') });
 

@@ -12,7 +12,7 @@
 import * as vscode from 'vscode';
 import { mergeEntries, readJournal } from '../../core/labels/journal';
 import { loadFile, type LoadedFile } from '../../core/load';
-import type { Score } from '../../core/model';
+import type { Rollout, Score } from '../../core/model';
 import { isCompareWebviewMessage, type CompareHostMessage, type CompareWebviewMessage } from '../../shared/compareProtocol';
 import { makeNonce } from '../present';
 import type { TimelineEditorProvider } from '../timelineEditor';
@@ -26,8 +26,11 @@ export interface RolloutRef {
   index: number;
 }
 
-/** Per-step scores of a rollout, when a scorer has scored it (the scorer work plugs in here). */
-export type ScoreLookup = (rolloutId: string) => readonly Score[];
+/**
+ * Per-step scores of rollouts (the scoring service's `scoresFor`): a map from rollout id to its
+ * scores; rollouts the scorer could not score are missing from it.
+ */
+export type ScoreLookup = (items: { file: string; rollout: Rollout }[]) => Promise<ReadonlyMap<string, readonly Score[]>>;
 
 /** Opens compare and group panels. */
 export class ComparePanels implements vscode.Disposable {
@@ -55,7 +58,8 @@ export class ComparePanels implements vscode.Disposable {
     if (!f) files.set(ref.path, (f = await loadFile(ref.path)));
     const rollout = f.rollouts[ref.index];
     if (!rollout) throw new Error(`${ref.path} has ${f.rollouts.length} rollout(s); there is no rollout #${ref.index + 1}.`);
-    return { file: ref.path, rolloutIndex: ref.index, rollout, labels: await this.labelsOf(ref.path), scores: this.scores?.(rollout.id) ?? [] };
+    const scores = (await this.scores?.([{ file: ref.path, rollout }]))?.get(rollout.id) ?? [];
+    return { file: ref.path, rolloutIndex: ref.index, rollout, labels: await this.labelsOf(ref.path), scores };
   }
 
   /** Opens a panel comparing two rollouts. Load errors are shown in the panel. */

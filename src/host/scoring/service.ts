@@ -10,7 +10,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Rollout } from '../../core/model';
+import type { Rollout, Score } from '../../core/model';
 import { builtinScorerCommand, configuredCommand } from '../../core/scoring/builtin';
 import { ScoreCache, type ScorerIdentity } from '../../core/scoring/cache';
 import { ScorerError, type ScorerCommand } from '../../core/scoring/client';
@@ -346,6 +346,32 @@ export class ScoringService implements vscode.Disposable {
     return run;
   }
 
+  /**
+   * Per-step scores of rollouts shown outside a timeline (compare panels), as core `Score`s keyed
+   * by rollout id: the scores already held for an open file when they are final, else the
+   * configured scorer (cache first; the built-in scorer by default). Leaves the open files' state
+   * alone; a scorer that cannot run or fails gives no scores for those rollouts (logged), never
+   * a partial or unvalidated one. Resolves to an empty map when auto-scoring is off.
+   */
+  async scoresFor(items: readonly { file: string; rollout: Rollout }[]): Promise<Map<string, Score[]>> {
+    const out = new Map<string, Score[]>();
+    const toScore: Rollout[] = [];
+    for (const { file, rollout } of items) {
+      const st = this.files.get(key(file))?.scores.get(rollout.id);
+      if (st?.state === 'done' && st.scorer && st.hash === contentHash(toScoreRollout(rollout))) out.set(rollout.id, toScores(rollout.id, st.steps.values(), st.scorer));
+      else if (!toScore.some((r) => r.id === rollout.id)) toScore.push(rollout);
+    }
+    if (!toScore.length || !this.config.autoScore) return out;
+    try {
+      const run = await this.manager().score(toScore.map(toScoreRollout));
+      for (const f of run.failures) this.output.warn(`scores for compare: ${f.ids.length} rollout(s): ${f.error.message}`);
+      if (run.scorer) for (const r of run.results) out.set(r.id, toScores(r.id, r.steps, run.scorer));
+    } catch (err) {
+      this.output.warn(`scores for compare: ${(err as Error).message}`);
+    }
+    return out;
+  }
+
   /** Cancels the scoring of a file (its timeline closed). */
   cancel(file: string): void {
     this.files.get(key(file))?.abort?.abort();
@@ -392,4 +418,14 @@ export class ScoringService implements vscode.Disposable {
     if (m) void m.dispose();
     while (this.disposables.length) this.disposables.pop()?.dispose();
   }
+}
+
+/** A scorer's step scores of one rollout as core `Score`s (steps it did not score are left out). */
+function toScores(rolloutId: string, steps: Iterable<StepScore>, scorer: ScorerIdentity): Score[] {
+  const out: Score[] = [];
+  for (const s of steps) {
+    if (s.value === null) continue;
+    out.push({ rolloutId, stepIndex: s.index, value: s.value, range: scorer.scoreRange, label: s.label ?? null, explanation: s.explanation ?? null, scorer: { name: scorer.name, version: scorer.version, model: scorer.model } });
+  }
+  return out;
 }
