@@ -8,6 +8,7 @@ import { ComparePanels } from './host/compare/comparePanel';
 import { SearchView } from './host/search/searchView';
 import { LabelService } from './host/labels';
 import { registerReplay, type ReplayController } from './host/replay/controller';
+import { scoreState } from './host/rolloutTree';
 import { RolloutsView } from './host/rolloutsView';
 import { registerScoring } from './host/scoring/register';
 import { TimelineEditorProvider } from './host/timelineEditor';
@@ -27,6 +28,20 @@ export function activate(context: vscode.ExtensionContext): void {
   const search = new SearchView(rollouts, timelines, output, context.workspaceState);
   context.subscriptions.push(compare, search, registerCompareCommands(compare, rollouts, search));
   context.subscriptions.push(registerScoring(context, output, timelines));
+  // Step scores of scored files feed the Rollouts view's "lowest score" sort and low-score filter.
+  const scoring = timelines.scoring;
+  if (scoring) {
+    context.subscriptions.push(
+      scoring.onDidChangeScores((file) => {
+        const byRollout = new Map<string, NonNullable<ReturnType<typeof scoreState>>>();
+        for (const [id, st] of scoring.entry(file)?.scores ?? []) {
+          const s = st.state === 'done' ? scoreState([...st.steps.values()].flatMap((x) => (x.value === null ? [] : [{ value: x.value }]))) : null;
+          if (s) byRollout.set(id, s);
+        }
+        rollouts.setScores(file, byRollout);
+      }),
+    );
+  }
 }
 
 /** Waits for replay containers and snapshots to be removed. */

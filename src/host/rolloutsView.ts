@@ -44,6 +44,7 @@ import {
   type TaskNode,
   type TreeNode,
   type TreeOptions,
+  type RolloutScoreState as TreeScoreState,
 } from './rolloutTree';
 
 export const ROLLOUTS_VIEW_ID = 'trajectoryInspector.rollouts';
@@ -298,9 +299,28 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     }, 150);
   }
 
+  /** Step-score summaries by file path, then rollout id (from the scoring service; see setScores). */
+  private readonly scoreStates = new Map<string, ReadonlyMap<string, TreeScoreState>>();
+
+  /**
+   * Puts a file's step-score summaries (lowest and mean step score, steps scored) on its rollouts,
+   * for the "lowest score" sort and the low-scored-step filter; the tree redraws. An empty map
+   * clears them.
+   */
+  setScores(file: string, byRollout: ReadonlyMap<string, TreeScoreState>): void {
+    this.scoreStates.set(path.resolve(file), byRollout);
+    this.changed();
+  }
+
+  private withScores(file: string, state: FileNode['state']): FileNode['state'] {
+    const m = this.scoreStates.get(path.resolve(file));
+    if (!m?.size || state.kind !== 'loaded') return state;
+    return { ...state, rollouts: state.rollouts.map((r) => (m.has(r.id) ? { ...r, scores: m.get(r.id) } : r)) };
+  }
+
   private getModel(): NonNullable<RolloutsView['model']> {
     if (!this.model) {
-      const entries = [...this.byPath.entries()].map(([p, n]) => ({ path: p, state: n.state }));
+      const entries = [...this.byPath.entries()].map(([p, n]) => ({ path: p, state: this.withScores(p, n.state) }));
       const roots = buildTree(entries, this.options);
       this.model = { roots, index: indexTree(roots) };
     }
