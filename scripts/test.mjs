@@ -3,10 +3,12 @@
 //   typecheck → build → unit (mocha, .mocharc.json) → webview (test/webview, Chromium)
 //   → e2e (packaged .vsix in code-server + Chromium).
 // The webview and e2e tiers install Chromium/code-server when missing (scripts/setup-test-env.sh)
-// and fail, never skip, when they cannot. Exit status: 0 only when every tier passed.
+// and fail, never skip, when they cannot; before the unit tier (whose integration tests replay in
+// Docker and run the Python scorer) a missing Docker engine or python3-torch is installed the same
+// way (scripts/setup-test-env.sh --with-docker, as root). Exit status: 0 only when every tier passed.
 // TEST_TIERS=unit,e2e runs a subset (default: all).
 import { spawnSync } from 'node:child_process';
-import { REPO_ROOT } from './lib/test-env.mjs';
+import { REPO_ROOT, ensureUnitEnv } from './lib/test-env.mjs';
 
 const TIERS = [
   { name: 'typecheck', script: 'typecheck' },
@@ -27,6 +29,13 @@ if (only) {
 const results = [];
 for (const tier of TIERS) {
   if (only && !only.includes(tier.name)) continue;
+  if (tier.name === 'unit') {
+    try {
+      ensureUnitEnv();
+    } catch (e) {
+      console.error(String(e));
+    }
+  }
   const t0 = Date.now();
   console.log(`\n######## ${tier.name}: npm run ${tier.script} ########\n`);
   const r = spawnSync('npm', ['run', '--silent', tier.script], { cwd: REPO_ROOT, stdio: 'inherit' });

@@ -53,3 +53,23 @@ export function packageVsix() {
   if (!fs.existsSync(VSIX)) throw new Error(`npm run package did not produce ${VSIX}`);
   return VSIX;
 }
+
+/**
+ * What the unit tier's integration tests need besides Node: a reachable Docker engine (replay) and
+ * PyTorch under /usr/bin/python3 (the Python scorer). When either is missing and we run as root,
+ * runs scripts/setup-test-env.sh --with-docker (Debian packages, dockerd); otherwise says what is
+ * missing (the tests then fail in CI and skip with a warning locally).
+ */
+export function ensureUnitEnv() {
+  const docker = spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 20_000 }).status === 0;
+  const torch = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { stdio: 'ignore', timeout: 60_000 }).status === 0;
+  if (docker && torch) return;
+  const what = [!docker && 'a Docker engine', !torch && 'python3-torch'].filter(Boolean).join(' and ');
+  if (process.getuid?.() !== 0) {
+    console.log(`[test-env] missing ${what}; run scripts/setup-test-env.sh --with-docker as root to install them`);
+    return;
+  }
+  console.log(`[test-env] missing ${what}; running scripts/setup-test-env.sh --with-docker`);
+  const r = spawnSync('bash', [SETUP, '--with-docker'], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`scripts/setup-test-env.sh --with-docker failed (exit ${r.status})`);
+}
