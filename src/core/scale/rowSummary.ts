@@ -1,0 +1,322 @@
+/**
+ * What the Rollouts view lists of one row of a rollout dump (id, task, GRPO group, reward,
+ * resolved, step count), read without building the row: a targeted byte scan (jsonScan.ts) for the
+ * formats the index knows (NeMo-Gym Responses rollouts, `openai-responses`), and the real loader on
+ * that one line for every other row-per-line format.
+ *
+ * The fast summary replays the loader's step mapping (rlDumps.ts `nemoRowRollout` /
+ * `responsesSteps` / `Conversation`) on the items' `type`, `role`, `call_id` and the emptiness of
+ * assistant texts only; a text that could hold a `<think>` block or a Hermes `<tool_call>` is
+ * decoded and passed to the loader's own helpers. test/unit/scale/rolloutIndex.test.ts checks it
+ * against the full loader on the real samples (same ids, groups, rewards, resolved, step counts).
+ * This module never imports `vscode`.
+ */
+import { splitThink, textToolCalls } from '../formats/rlDumps';
+import { toolCallAction } from '../formats/toolCalls';
+import { contentText, isObject, resolvedFromReward } from '../formats/util';
+import { byteAt, forEachItem, forEachMember, parseSpan, spanIncludes, valueEnd } from './jsonScan';
+
+/** The summary of one row, before ids are made unique across the file. */
+export interface RowSummary {
+  /** The id the loader gives the row (before `#line<N>` for repeats). */
+  baseId: string;
+  taskId: string | null;
+  groupId: string | null;
+  reward: number | null;
+  resolved: boolean | null;
+  steps: number;
+}
+
+/** Summarises one row (the bytes of one JSONL line) whose 1-based line in `file` is `line`. Throws ScanError. */
+export type RowSummarizer = (row: Buffer, file: string, line: number) => RowSummary;
+
+// ---------------------------------------------------------------------------------------------
+// The step replay: Conversation (rlDumps.ts) reduced to what decides the number of steps
+
+interface MiniStep {
+  agent: boolean;
+  /** The agent step's message is '' (a reasoning item or an assistant text may then reuse it). */
+  emptyMessage: boolean;
+  actions: number;
+  observations: number;
+}
+
+class StepCounter {
+  readonly steps: MiniStep[] = [];
+  private pending: { step: MiniStep; callId: string | null }[] = [];
+
+  add(agent: boolean): MiniStep {
+    const s = { agent, emptyMessage: true, actions: 0, observations: 0 };
+    this.steps.push(s);
+    return s;
+  }
+
+  lastAgent(): MiniStep | null {
+    const s = this.steps[this.steps.length - 1];
+    return s && s.agent ? s : null;
+  }
+
+  addAction(step: MiniStep, kind: string, callId: string | null): void {
+    step.actions++;
+    if (kind !== 'finish' || callId !== null) this.pending.push({ step, callId });
+  }
+
+  observe(callId: string | null): void {
+    let i = callId !== null ? this.pending.findIndex((p) => p.callId === callId) : -1;
+    if (i < 0 && callId === null) {
+      let last: MiniStep | null = null;
+      for (let k = this.steps.length - 1; k >= 0; k--) {
+        if (this.steps[k].agent) {
+          last = this.steps[k];
+          break;
+        }
+      }
+      i = last ? this.pending.findIndex((p) => p.step === last) : -1;
+    }
+    if (i >= 0) {
+      this.pending[i].step.observations++;
+      this.pending.splice(i, 1);
+      return;
+    }
+    this.add(false).observations = 1;
+  }
+}
+
+/** A JSON string or number id as the loaders print it (`String(v)`), else null. */
+function idText(v: unknown): string | null {
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
+}
+
+/** Texts that the loader would change (`<think>` blocks, Hermes tool calls, escaped `<`): decode those. */
+function needsDecoding(b: Buffer, s: number, e: number): boolean {
+  return spanIncludes(b, s, e, 'think>') || spanIncludes(b, s, e, '<tool_call>') || spanIncludes(b, s, e, 'u003c') || spanIncludes(b, s, e, 'u003C');
+}
+
+/**
+ * Whether contentText(content) of the value at [s, e) is '' without decoding it: a string is empty
+ * only as `""`; a list of parts is empty when every part gives '' (a string part `""`, an object
+ * part with `text: ""`, or without `text` and `type`).
+ */
+function contentEmpty(b: Buffer, s: number, e: number): boolean {
+  const c = byteAt(b, s);
+  if (c === 34) return e - s === 2;
+  if (c === 110 /* n */) return true;
+  if (c !== 91) return contentText(parseSpan(b, s, e)) === '';
+  let empty = true;
+  forEachItem(b, s, (is) => {
+    const ie = valueEnd(b, is);
+    if (!empty) return ie;
+    const ic = byteAt(b, is);
+    if (ic === 34) empty = ie - is === 2;
+    else if (ic === 123) {
+      let text: [number, number] | null = null;
+      let hasType = false;
+      forEachMember(b, is, (k, vs) => {
+        if (k === 'text' && byteAt(b, vs) === 34) {
+          const ve = valueEnd(b, vs);
+          text = [vs, ve];
+          return ve;
+        }
+        if (k === 'type' && byteAt(b, vs) === 34) hasType = true;
+        return -1;
+      });
+      const t = text as [number, number] | null;
+      empty = t ? t[1] - t[0] === 2 : !hasType;
+    } else empty = contentText([parseSpan(b, is, ie)]) === '';
+    return ie;
+  });
+  return empty;
+}
+
+/** One Responses API item read for the replay (see responsesSteps in rlDumps.ts). */
+function responsesItem(b: Buffer, s: number, conv: StepCounter): number {
+  if (byteAt(b, s) !== 123) throw new Error('a Responses API item object expected');
+  let type: string | null = null;
+  let hasRole = false;
+  let role: string | null = null;
+  let callId: string | null = null;
+  let id: string | null = null;
+  let name: string | null = null;
+  let content: [number, number] | null = null;
+  const end = forEachMember(b, s, (k, vs) => {
+    switch (k) {
+      case 'type':
+      case 'role':
+      case 'call_id':
+      case 'id':
+      case 'name': {
+        const ve = valueEnd(b, vs);
+        const v = parseSpan(b, vs, ve);
+        const sv = typeof v === 'string' ? v : null;
+        if (k === 'type') type = sv;
+        else if (k === 'role') {
+          hasRole = true;
+          role = sv;
+        } else if (k === 'call_id') callId = sv;
+        else if (k === 'id') id = sv;
+        else name = sv;
+        return ve;
+      }
+      case 'content': {
+        const ve = valueEnd(b, vs);
+        content = [vs, ve];
+        return ve;
+      }
+      default:
+        return -1;
+    }
+  });
+  const t: string | null = type ?? (hasRole ? 'message' : null);
+  // What the loader's schemas require of the items the count depends on (else: the loader decides).
+  if (t === 'message' && typeof role !== 'string') throw new Error('a message without a role');
+  if (t === 'function_call' && typeof name !== 'string') throw new Error('a function call without a name');
+  const cur = conv.lastAgent();
+  const reusable = cur !== null && cur.emptyMessage && cur.actions === 0 && cur.observations === 0;
+  if (t === 'message') {
+    const r = ((role as string | null) ?? '').toLowerCase();
+    if (r === 'assistant') {
+      const step = reusable ? cur : conv.add(true);
+      const span = content as [number, number] | null;
+      if (span && needsDecoding(b, span[0], span[1])) {
+        const text = splitThink(contentText(parseSpan(b, span[0], span[1]))).text;
+        const parsed = textToolCalls(text);
+        step.emptyMessage = (parsed ? parsed.text : text) === '';
+        for (const a of parsed?.actions ?? []) conv.addAction(step, a.kind, a.callId);
+      } else {
+        step.emptyMessage = span ? contentEmpty(b, span[0], span[1]) : true;
+      }
+    } else {
+      conv.add(false);
+    }
+  } else if (t === 'reasoning') {
+    if (!reusable) conv.add(true);
+  } else if (t === 'function_call') {
+    const step = cur && cur.observations === 0 ? cur : conv.add(true);
+    const cid = callId ?? id;
+    const kind = cid !== null ? 'tool' : toolCallAction((name as string | null) ?? '', undefined, null).kind;
+    conv.addAction(step, kind, cid);
+  } else if (t !== null && (t === 'function_call_output' || (t as string).endsWith('_call_output'))) {
+    conv.observe(callId);
+  } else if (t !== null && (t as string).endsWith('_call')) {
+    const step = cur && cur.observations === 0 ? cur : conv.add(true);
+    const cid = callId ?? id;
+    let kind = 'tool';
+    if (cid === null && t !== 'local_shell_call') {
+      const item = parseSpan(b, s, end) as Record<string, unknown>;
+      kind = toolCallAction(typeof item.name === 'string' ? item.name : t, item.arguments ?? item.input ?? item.action, null).kind;
+    }
+    conv.addAction(step, kind, cid);
+  }
+  return end;
+}
+
+/**
+ * NeMo-Gym Responses rollouts (`openai-responses`; rlDumps.ts `nemoRowRollout`): id
+ * `<instance_id | task-<n>>#rollout-<r>`, task, group `ng-task-<n>`, reward, resolved (`resolved`,
+ * `metadata.eval_report[instance].resolved`, else from the reward unless it is a sum of
+ * components), steps from `instructions`, `input` and `response.output`.
+ */
+export const nemoRowSummary: RowSummarizer = (b, file, line) => {
+  const conv = new StepCounter();
+  const f: Record<string, unknown> = {};
+  let rcp = null as number | null;
+  let response = null as number | null;
+  let metadata = null as [number, number] | null;
+  const SCALARS = new Set(['reward', 'reward_components', 'resolved', 'instance_id', 'task_id', '_ng_task_index', '_ng_rollout_index']);
+  const start = b.indexOf(123);
+  forEachMember(b, start < 0 ? 0 : start, (k, vs) => {
+    if (k === null) return -1;
+    if (SCALARS.has(k)) {
+      const ve = valueEnd(b, vs);
+      f[k] = parseSpan(b, vs, ve);
+      return ve;
+    }
+    if (k === 'responses_create_params') {
+      rcp = vs;
+      return -1;
+    }
+    if (k === 'response') {
+      response = vs;
+      return -1;
+    }
+    if (k === 'metadata') {
+      const ve = valueEnd(b, vs);
+      metadata = [vs, ve];
+      return ve;
+    }
+    return -1;
+  });
+  // What the loader's schema requires (NemoRowSchema); anything else goes to the loader, which says why.
+  const typed = (k: string, ok: (v: unknown) => boolean): void => {
+    if (f[k] !== undefined && f[k] !== null && !ok(f[k])) throw new Error(`unexpected ${k}`);
+  };
+  typed('reward', (v) => typeof v === 'number');
+  typed('resolved', (v) => typeof v === 'boolean');
+  typed('reward_components', (v) => isObject(v) && Object.values(v).every((x) => typeof x === 'number'));
+  typed('_ng_task_index', (v) => Number.isInteger(v));
+  typed('_ng_rollout_index', (v) => Number.isInteger(v));
+  typed('instance_id', (v) => typeof v === 'string' || typeof v === 'number');
+  typed('task_id', (v) => typeof v === 'string' || typeof v === 'number');
+  if (rcp === null || byteAt(b, rcp) !== 123 || response === null || byteAt(b, response) !== 123) throw new Error('not a NeMo-Gym row');
+  // Steps in the loader's order: instructions, input, then the response's output.
+  {
+    let instructions = false;
+    let input: number | null = null;
+    forEachMember(b, rcp, (k, vs) => {
+      if (k === 'instructions') {
+        const ve = valueEnd(b, vs);
+        const c = byteAt(b, vs);
+        if (c !== 34 && c !== 110) throw new Error('instructions is not a string');
+        instructions = c === 34 && ve - vs > 2;
+        return ve;
+      }
+      if (k === 'input') {
+        const c = byteAt(b, vs);
+        if (c !== 34 && c !== 91 && c !== 110) throw new Error('input is not a string or list');
+        input = vs;
+      }
+      return -1;
+    });
+    if (instructions) conv.add(false);
+    if (input !== null) {
+      const c = byteAt(b, input);
+      if (c === 34) conv.add(false);
+      else if (c === 91) forEachItem(b, input, (is) => responsesItem(b, is, conv));
+    }
+  }
+  let output = false;
+  forEachMember(b, response, (k, vs) => {
+    if (k !== 'output') return -1;
+    if (byteAt(b, vs) !== 91) throw new Error('response.output is not a list');
+    output = true;
+    return forEachItem(b, vs, (is) => responsesItem(b, is, conv));
+  });
+  if (!output) throw new Error('no response.output');
+  const t = idText(f._ng_task_index ?? null);
+  const r = idText(f._ng_rollout_index ?? null);
+  const instance = idText(f.instance_id ?? null) ?? idText(f.task_id ?? null);
+  const base = instance !== null ? instance : t !== null ? `task-${t}` : null;
+  const reward = typeof f.reward === 'number' ? f.reward : null;
+  let resolved: boolean | null = typeof f.resolved === 'boolean' ? f.resolved : null;
+  if (resolved === null && metadata && instance !== null) {
+    const [ms, me] = metadata;
+    const meta = parseSpan(b, ms, me);
+    const report = isObject(meta) && isObject(meta.eval_report) ? meta.eval_report : null;
+    const entry = report ? report[instance] : null;
+    if (isObject(entry) && typeof entry.resolved === 'boolean') resolved = entry.resolved;
+  }
+  const components = f.reward_components ?? null;
+  return {
+    baseId: base !== null ? (r !== null ? `${base}#rollout-${r}` : base) : `${file}:${line}`,
+    taskId: instance !== null ? instance : t,
+    groupId: t !== null ? `ng-task-${t}` : null,
+    reward,
+    resolved: resolved ?? (components ? null : resolvedFromReward(reward)),
+    steps: conv.steps.length,
+  };
+};
+
+/** The fast summarizers by format id. */
+export const FAST_SUMMARIZERS: Partial<Record<string, RowSummarizer>> = {
+  'openai-responses': nemoRowSummary,
+};
