@@ -41,6 +41,13 @@ export function skipWs(b: Buffer, i: number): number {
 
 /** Position just after the string that opens at `i` (a `"`). Throws ScanError when it does not end. */
 export function stringEnd(b: Buffer, i: number): number {
+  // Short strings (keys, ids, types) end within a few bytes: a JS loop is cheaper than a native call.
+  const lim = Math.min(b.length, i + 33);
+  for (let k = i + 1; k < lim; k++) {
+    const c = b[k];
+    if (c === QUOTE) return k + 1;
+    if (c === BACKSLASH) break;
+  }
   let j = i + 1;
   for (;;) {
     const q = b.indexOf(QUOTE, j);
@@ -85,11 +92,34 @@ export function valueEnd(b: Buffer, i: number): number {
 }
 
 /**
- * Called for each member of an object: its key (decoded only when at most 64 bytes and free of
- * escapes; else null) and where its value starts. Return where the value ends when the visitor
- * walked it itself, or -1 to let the scanner skip it.
+ * Called for each member of an object: the bytes of its key (`[keyStart, keyEnd)`, inside the
+ * quotes) and where its value starts. Return where the value ends when the visitor walked it
+ * itself, or -1 to let the scanner skip it.
  */
-export type MemberVisitor = (key: string | null, valueStart: number) => number;
+export type MemberVisitor = (keyStart: number, keyEnd: number, valueStart: number) => number;
+
+/** A fixed set of ASCII keys matched against key bytes without decoding them. */
+export class KeySet {
+  private readonly byLength = new Map<number, { bytes: Buffer; name: string }[]>();
+  constructor(names: readonly string[]) {
+    for (const name of names) {
+      const list = this.byLength.get(name.length) ?? [];
+      list.push({ bytes: Buffer.from(name, 'latin1'), name });
+      this.byLength.set(name.length, list);
+    }
+  }
+  /** The name whose bytes are `b[ks, ke)`, or null. */
+  match(b: Buffer, ks: number, ke: number): string | null {
+    const list = this.byLength.get(ke - ks);
+    if (!list) return null;
+    outer: for (const k of list) {
+      const kb = k.bytes;
+      for (let i = 0; i < kb.length; i++) if (b[ks + i] !== kb[i]) continue outer;
+      return k.name;
+    }
+    return null;
+  }
+}
 
 /** Walks the object that opens at `i` (a `{`); returns the position after its `}`. Throws ScanError. */
 export function forEachMember(b: Buffer, i: number, visit: MemberVisitor): number {
@@ -98,13 +128,12 @@ export function forEachMember(b: Buffer, i: number, visit: MemberVisitor): numbe
   if (b[j] === RBRACE) return j + 1;
   for (;;) {
     if (b[j] !== QUOTE) throw new ScanError(j, 'a key expected');
+    const ks = j + 1;
     const ke = stringEnd(b, j);
-    const len = ke - j - 2;
-    const key = len <= 64 && !b.subarray(j + 1, ke - 1).includes(BACKSLASH) ? b.toString('latin1', j + 1, ke - 1) : null;
     j = skipWs(b, ke);
     if (b[j] !== COLON) throw new ScanError(j, 'a colon expected');
     j = skipWs(b, j + 1);
-    const handled = visit(key, j);
+    const handled = visit(ks, ke - 1, j);
     j = skipWs(b, handled >= 0 ? handled : valueEnd(b, j));
     const c = b[j];
     if (c === COMMA) {
@@ -134,13 +163,52 @@ export function forEachItem(b: Buffer, i: number, visit: (itemStart: number, ind
   }
 }
 
+/** Node's Buffer slices that skip the toString wrapper (present on every Buffer at run time). */
+interface FastSlices {
+  latin1Slice(start: number, end: number): string;
+  utf8Slice(start: number, end: number): string;
+}
+
 /** Parses the value at `[start, end)` with JSON.parse (for the small values a summary needs). Throws ScanError. */
 export function parseSpan(b: Buffer, start: number, end: number): unknown {
   try {
-    return JSON.parse(b.toString('utf8', start, end));
+    return JSON.parse((b as unknown as FastSlices).utf8Slice(start, end));
   } catch {
     throw new ScanError(start, 'invalid JSON value');
   }
+}
+
+/**
+ * The scalar at `[start, end)`: strings of plain ASCII without escapes, numbers, true/false/null
+ * decoded directly; anything else through parseSpan. Throws ScanError.
+ */
+export function readScalar(b: Buffer, start: number, end: number): unknown {
+  const c = b[start];
+  if (c === QUOTE) {
+    for (let k = start + 1; k < end - 1; k++) {
+      const d = b[k];
+      if (d === BACKSLASH || d >= 0x80) return parseSpan(b, start, end);
+    }
+    return (b as unknown as FastSlices).latin1Slice(start + 1, end - 1);
+  }
+  if (c === 110 && end - start === 4) return null;
+  if (c === 116 && end - start === 4) return true;
+  if (c === 102 && end - start === 5) return false;
+  if (c === 45 || (c >= 48 && c <= 57)) {
+    const n = Number((b as unknown as FastSlices).latin1Slice(start, end));
+    if (Number.isFinite(n)) return n;
+  }
+  return parseSpan(b, start, end);
+}
+
+/** True when the key bytes `[ks, ke)` are exactly the string `s` (compared as UTF-8 without escapes). */
+export function keyEquals(b: Buffer, ks: number, ke: number, s: string): boolean {
+  if (ke - ks < s.length) return false;
+  if (ke - ks === s.length) {
+    for (let i = 0; i < s.length; i++) if (b[ks + i] !== s.charCodeAt(i)) return readScalar(b, ks - 1, ke + 1) === s;
+    return true;
+  }
+  return readScalar(b, ks - 1, ke + 1) === s;
 }
 
 /** The byte at `i` (for callers telling value kinds apart: `"` string, `{` object, `[` array, `n` null). */
@@ -148,7 +216,8 @@ export function byteAt(b: Buffer, i: number): number {
   return b[i];
 }
 
-/** True when the bytes of `[start, end)` contain `needle` (ASCII). */
-export function spanIncludes(b: Buffer, start: number, end: number, needle: string): boolean {
-  return end - start >= needle.length && b.subarray(start, end).includes(needle, 0, 'latin1');
+/** True when the bytes of `[start, end)` contain any of `needles` (ASCII). */
+export function spanIncludes(b: Buffer, start: number, end: number, ...needles: string[]): boolean {
+  const view = b.subarray(start, end);
+  return needles.some((n) => view.length >= n.length && view.includes(n, 0, 'latin1'));
 }

@@ -243,17 +243,23 @@ export async function buildIndex(file: string, options: BuildIndexOptions = {}):
       }
     };
 
-    const buf = Buffer.allocUnsafe(chunkBytes);
+    // One buffer: the unfinished line of the last chunk is moved to its start and the next chunk read after it.
+    let buf = Buffer.allocUnsafe(chunkBytes * 2);
     let pos = idx.indexedTo;
     let line = idx.nextLine;
-    let carry: Buffer | null = null;
+    let carryLen = 0;
     let carryStart = pos;
     while (pos < st.size) {
       if (options.signal?.aborted) throw new IndexCancelledError();
-      const { bytesRead } = await fh.read(buf, 0, Math.min(chunkBytes, st.size - pos), pos);
+      if (buf.length - carryLen < chunkBytes) {
+        const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, carryLen + chunkBytes));
+        buf.copy(bigger, 0, 0, carryLen);
+        buf = bigger;
+      }
+      const { bytesRead } = await fh.read(buf, carryLen, Math.min(chunkBytes, st.size - pos), pos);
       if (bytesRead === 0) break;
-      const data: Buffer = carry ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
-      const dataStart = carry ? carryStart : pos;
+      const data = buf.subarray(0, carryLen + bytesRead);
+      const dataStart = carryStart;
       pos += bytesRead;
       const added: IndexedRollout[] = [];
       let s = 0;
@@ -266,10 +272,12 @@ export async function buildIndex(file: string, options: BuildIndexOptions = {}):
       idx.indexedTo = dataStart + s;
       idx.nextLine = line;
       carryStart = dataStart + s;
-      carry = s < data.length ? Buffer.from(data.subarray(s)) : null;
+      carryLen = data.length - s;
+      if (carryLen > 0 && s > 0) buf.copy(buf, 0, s, data.length);
       options.onProgress?.(idx, added, { bytes: pos, size: st.size, entries: idx.entries.length });
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    const carry = carryLen > 0 ? buf.subarray(0, carryLen) : null;
     if (carry) {
       const e = await row(carry, carryStart, line, true);
       if (e) {

@@ -14,7 +14,7 @@
 import { splitThink, textToolCalls } from '../formats/rlDumps';
 import { toolCallAction } from '../formats/toolCalls';
 import { contentText, isObject, resolvedFromReward } from '../formats/util';
-import { byteAt, forEachItem, forEachMember, parseSpan, spanIncludes, valueEnd } from './jsonScan';
+import { byteAt, forEachItem, forEachMember, keyEquals, KeySet, parseSpan, readScalar, spanIncludes, valueEnd } from './jsonScan';
 
 /** The summary of one row, before ids are made unique across the file. */
 export interface RowSummary {
@@ -87,10 +87,78 @@ function idText(v: unknown): string | null {
   return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
 }
 
-/** Texts that the loader would change (`<think>` blocks, Hermes tool calls, escaped `<`): decode those. */
+/** Texts that the loader would change (`<think>` blocks, Hermes tool calls, escaped `<` or `/`): decode those. */
 function needsDecoding(b: Buffer, s: number, e: number): boolean {
-  return spanIncludes(b, s, e, 'think>') || spanIncludes(b, s, e, '<tool_call>') || spanIncludes(b, s, e, 'u003c') || spanIncludes(b, s, e, 'u003C');
+  return spanIncludes(b, s, e, 'think>', '<tool_call>', 'u003c', 'u003C');
 }
+
+/** Whether the JSON string bytes [s, e) (inside the quotes) are all whitespace as `\s` sees it; null when undecidable without decoding. */
+function blankRaw(b: Buffer, s: number, e: number): boolean | null {
+  for (let i = s; i < e; i++) {
+    const c = b[i];
+    if (c === 32 || c === 9) continue;
+    if (c === 92) {
+      const d = b[++i];
+      if (d === 110 || d === 116 || d === 114 || d === 102) continue; // \n \t \r \f
+      return d === 117 ? null : false; // \uXXXX could be a Unicode space
+    }
+    return c >= 0x80 ? null : false;
+  }
+  return true;
+}
+
+const THINK = Buffer.from('<think>');
+const THINK_END = Buffer.from('</think>');
+
+/**
+ * Whether the message splitThink leaves of the JSON string at [s, e) (with its quotes) is '', read
+ * from the bytes; null when only decoding can tell (Hermes tool calls, escapes near the tags).
+ */
+function thinkOnlyRaw(b: Buffer, s: number, e: number): boolean | null {
+  const view = b.subarray(s + 1, e - 1);
+  if (view.includes('<tool_call>') || view.includes('u003') || view.includes('<\\/')) return null;
+  const openAt = view.indexOf(THINK);
+  const close = view.indexOf(THINK_END);
+  const base = s + 1;
+  const open = openAt >= 0 ? blankRaw(b, base, base + openAt) : false;
+  if (open === null) return null;
+  if (open) return close < 0 ? true : blankRaw(b, base + close + THINK_END.length, e - 1);
+  if (close >= 0 && openAt < 0) return blankRaw(b, base + close + THINK_END.length, e - 1);
+  return e - s === 2;
+}
+
+/** The one `text` string of a content list with a single part object, or null. */
+function singleTextPart(b: Buffer, s: number): [number, number] | null {
+  let text: [number, number] | null = null;
+  let parts = 0;
+  forEachItem(b, s, (is) => {
+    parts++;
+    if (parts > 1 || byteAt(b, is) !== 123) return -1;
+    return forEachMember(b, is, (ks, ke, vs) => {
+      if (!keyEquals(b, ks, ke, 'text')) return -1;
+      const ve = valueEnd(b, vs);
+      if (byteAt(b, vs) === 34) text = [vs, ve];
+      return ve;
+    });
+  });
+  return parts === 1 ? text : null;
+}
+
+/** splitThink + textToolCalls of an assistant content at [s, e): whether the message is '' (null: decode it). */
+function assistantEmptyRaw(b: Buffer, s: number, e: number): boolean | null {
+  const c = byteAt(b, s);
+  if (c === 34) return thinkOnlyRaw(b, s, e);
+  if (c === 91) {
+    const t = singleTextPart(b, s);
+    return t ? thinkOnlyRaw(b, t[0], t[1]) : null;
+  }
+  return null;
+}
+
+const PART_KEYS = new KeySet(['text', 'type']);
+const ITEM_KEYS = new KeySet(['type', 'role', 'call_id', 'id', 'name', 'content']);
+const ROW_KEYS = new KeySet(['reward', 'reward_components', 'resolved', 'instance_id', 'task_id', '_ng_task_index', '_ng_rollout_index', 'responses_create_params', 'response', 'metadata']);
+const RCP_KEYS = new KeySet(['instructions', 'input']);
 
 /**
  * Whether contentText(content) of the value at [s, e) is '' without decoding it: a string is empty
@@ -111,7 +179,8 @@ function contentEmpty(b: Buffer, s: number, e: number): boolean {
     else if (ic === 123) {
       let text: [number, number] | null = null;
       let hasType = false;
-      forEachMember(b, is, (k, vs) => {
+      forEachMember(b, is, (ks, ke, vs) => {
+        const k = PART_KEYS.match(b, ks, ke);
         if (k === 'text' && byteAt(b, vs) === 34) {
           const ve = valueEnd(b, vs);
           text = [vs, ve];
@@ -138,7 +207,8 @@ function responsesItem(b: Buffer, s: number, conv: StepCounter): number {
   let id: string | null = null;
   let name: string | null = null;
   let content: [number, number] | null = null;
-  const end = forEachMember(b, s, (k, vs) => {
+  const end = forEachMember(b, s, (ks, ke, vs) => {
+    const k = ITEM_KEYS.match(b, ks, ke);
     switch (k) {
       case 'type':
       case 'role':
@@ -146,7 +216,7 @@ function responsesItem(b: Buffer, s: number, conv: StepCounter): number {
       case 'id':
       case 'name': {
         const ve = valueEnd(b, vs);
-        const v = parseSpan(b, vs, ve);
+        const v = readScalar(b, vs, ve);
         const sv = typeof v === 'string' ? v : null;
         if (k === 'type') type = sv;
         else if (k === 'role') {
@@ -177,7 +247,10 @@ function responsesItem(b: Buffer, s: number, conv: StepCounter): number {
     if (r === 'assistant') {
       const step = reusable ? cur : conv.add(true);
       const span = content as [number, number] | null;
-      if (span && needsDecoding(b, span[0], span[1])) {
+      const raw = span ? assistantEmptyRaw(b, span[0], span[1]) : true;
+      if (raw !== null) {
+        step.emptyMessage = raw;
+      } else if (span && needsDecoding(b, span[0], span[1])) {
         const text = splitThink(contentText(parseSpan(b, span[0], span[1]))).text;
         const parsed = textToolCalls(text);
         step.emptyMessage = (parsed ? parsed.text : text) === '';
@@ -222,13 +295,18 @@ export const nemoRowSummary: RowSummarizer = (b, file, line) => {
   let rcp = null as number | null;
   let response = null as number | null;
   let metadata = null as [number, number] | null;
-  const SCALARS = new Set(['reward', 'reward_components', 'resolved', 'instance_id', 'task_id', '_ng_task_index', '_ng_rollout_index']);
   const start = b.indexOf(123);
-  forEachMember(b, start < 0 ? 0 : start, (k, vs) => {
+  forEachMember(b, start < 0 ? 0 : start, (ks, ke, vs) => {
+    const k = ROW_KEYS.match(b, ks, ke);
     if (k === null) return -1;
-    if (SCALARS.has(k)) {
+    if (k === 'reward_components') {
       const ve = valueEnd(b, vs);
       f[k] = parseSpan(b, vs, ve);
+      return ve;
+    }
+    if (k !== 'responses_create_params' && k !== 'response' && k !== 'metadata') {
+      const ve = valueEnd(b, vs);
+      f[k] = readScalar(b, vs, ve);
       return ve;
     }
     if (k === 'responses_create_params') {
@@ -262,7 +340,8 @@ export const nemoRowSummary: RowSummarizer = (b, file, line) => {
   {
     let instructions = false;
     let input: number | null = null;
-    forEachMember(b, rcp, (k, vs) => {
+    forEachMember(b, rcp, (ks, ke, vs) => {
+      const k = RCP_KEYS.match(b, ks, ke);
       if (k === 'instructions') {
         const ve = valueEnd(b, vs);
         const c = byteAt(b, vs);
@@ -285,8 +364,8 @@ export const nemoRowSummary: RowSummarizer = (b, file, line) => {
     }
   }
   let output = false;
-  forEachMember(b, response, (k, vs) => {
-    if (k !== 'output') return -1;
+  forEachMember(b, response, (ks, ke, vs) => {
+    if (!keyEquals(b, ks, ke, 'output')) return -1;
     if (byteAt(b, vs) !== 91) throw new Error('response.output is not a list');
     output = true;
     return forEachItem(b, vs, (is) => responsesItem(b, is, conv));
@@ -299,11 +378,20 @@ export const nemoRowSummary: RowSummarizer = (b, file, line) => {
   const reward = typeof f.reward === 'number' ? f.reward : null;
   let resolved: boolean | null = typeof f.resolved === 'boolean' ? f.resolved : null;
   if (resolved === null && metadata && instance !== null) {
-    const [ms, me] = metadata;
-    const meta = parseSpan(b, ms, me);
-    const report = isObject(meta) && isObject(meta.eval_report) ? meta.eval_report : null;
-    const entry = report ? report[instance] : null;
-    if (isObject(entry) && typeof entry.resolved === 'boolean') resolved = entry.resolved;
+    // metadata.eval_report[instance].resolved, walked to (the rest of the metadata is not decoded).
+    const [ms] = metadata;
+    if (byteAt(b, ms) === 123) {
+      forEachMember(b, ms, (ks, ke, vs) => {
+        if (!keyEquals(b, ks, ke, 'eval_report') || byteAt(b, vs) !== 123) return -1;
+        return forEachMember(b, vs, (eks, eke, evs) => {
+          if (!keyEquals(b, eks, eke, instance)) return -1;
+          const eve = valueEnd(b, evs);
+          const entry = parseSpan(b, evs, eve);
+          if (isObject(entry) && typeof entry.resolved === 'boolean') resolved = entry.resolved;
+          return eve;
+        });
+      });
+    }
   }
   const components = f.reward_components ?? null;
   return {

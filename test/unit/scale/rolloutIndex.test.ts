@@ -74,6 +74,11 @@ describe('scale/rolloutIndex on the real RL dump samples', () => {
     v((r) => (r.response.output = [{ type: 'reasoning', summary: [{ text: 'plan' }] }, ...out]));
     v((r) => (r.response.output = [{ type: 'reasoning', summary: [] }, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: '' }] }, { type: 'reasoning', summary: [] }, ...out]));
     v((r) => (r.response.output = [{ type: 'message', role: 'assistant', content: '<think>only thinking</think>' }, { type: 'reasoning', summary: [] }, ...out]));
+    for (const text of ['<think>plan</think>', '  \n<think>plan</think>\n ', '<think>plan</think> ok', 'plan</think>', 'plan</think>  x', '<think>unclosed', ' x <think>a</think>', '\u00a0<think>a</think>', '<think>a</think>\u2028', '']) {
+      v((r) => (r.response.output = [{ type: 'message', role: 'assistant', content: text }, { type: 'reasoning', summary: [] }, ...out]));
+      v((r) => (r.response.output = [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] }, { type: 'reasoning', summary: [] }, ...out]));
+    }
+    v((r) => (r.response.output = [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: '<think>a</think>' }, { type: 'output_text', text: '' }] }, { type: 'reasoning', summary: [] }]));
     v((r) => (r.response.output = [{ type: 'message', role: 'assistant', content: 'run <tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>' }, { type: 'function_call_output', output: 'a\nb' }, ...out]));
     v((r) => (r.response.output = [{ type: 'function_call', name: 'submit', arguments: '{}' }, { type: 'function_call_output', output: 'done' }, { type: 'function_call_output', call_id: 'nobody', output: 'stray' }]));
     v((r) => (r.response.output = [{ type: 'local_shell_call', call_id: 'c1', action: { command: ['ls'] } }, { type: 'local_shell_call_output', call_id: 'c1', output: 'x' }, { role: 'assistant', content: 'no type' }, { type: 'web_search_call', id: 'w1' }, { type: 'unknown_item' }]));
