@@ -18,15 +18,23 @@ export function samplesDir(): string {
   return process.env.SAMPLES_DIR ?? path.resolve(__dirname, '..', '..', 'shared', 'samples');
 }
 
+/** Rollouts per GRPO group in the generated dumps. */
+export const GROUP_SIZE = 4;
+
+/** Which sample row row `i` is made from: every rollout of a group from the same one (one prompt per group). */
+export function baseOf(i: number, bases: number): number {
+  return Math.floor(i / GROUP_SIZE) % bases;
+}
+
 /** Row `i` of a generated dump made of `bases` (parsed sample rows). */
 export function dumpRow(bases: readonly Record<string, unknown>[], i: number): Record<string, unknown> {
-  const base = bases[i % bases.length];
-  const task = Math.floor(i / 4);
+  const base = bases[baseOf(i, bases.length)];
+  const task = Math.floor(i / GROUP_SIZE);
   return {
     ...base,
     instance_id: `${String(base.instance_id ?? 'task')}-${task}`,
     _ng_task_index: task,
-    _ng_rollout_index: i % 4,
+    _ng_rollout_index: i % GROUP_SIZE,
     reward: i % 3 === 0 ? 1 : 0,
   };
 }

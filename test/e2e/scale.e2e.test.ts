@@ -1,0 +1,115 @@
+/**
+ * e2e: a 200 MB JSONL rollout dump (generated from the real NeMo-Gym sample rows, bench/genDump.ts)
+ * in code-server: the Rollouts view lists it through the lazy index (every row, its GRPO groups),
+ * the keyboard walks the tree to its last rollout, which opens in the timeline with the step count
+ * the real loader gives that row; rows appended to the file (a running job) show up.
+ *
+ * Screenshots: .test-artifacts/e2e/scale-rollouts.png (the tree at the last rollout),
+ * scale-timeline.png (the last rollout open).
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { baseOf, DUMP_SAMPLES, dumpRow, generateDump, GROUP_SIZE, sampleRows } from '../../bench/genDump';
+import { loadFile } from '../../src/core/load';
+import { ARTIFACTS, type CodeServer, closeSession, extensionWebview, makeTempDir, openSession, sample, saveFailureArtifacts, waitUntil } from './harness';
+
+const DUMP = 'big_rollouts.jsonl';
+const BYTES = 200 * 1024 * 1024;
+
+describe('e2e: a 200 MB rollout dump in code-server', function () {
+  this.timeout(600_000);
+
+  let tmp: string;
+  let workspace: string;
+  let file: string;
+  let rows = 0;
+  /** Step count of each sample row as the real loader reads the sample files. */
+  const sampleSteps: number[] = [];
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  const consoleLog: string[] = [];
+
+  const sidebar = () => page.locator('[id="workbench.parts.sidebar"]');
+  const pane = () => sidebar().locator('.pane', { has: page.locator('.pane-header', { hasText: /^Rollouts/i }) }).first();
+  const row = (label: string | RegExp) => pane().locator('.monaco-list-row', { hasText: label }).first();
+  const rowsText = async () => JSON.stringify(await pane().locator('.monaco-list-row').allInnerTexts());
+
+  before(async function () {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    for (const rel of DUMP_SAMPLES) for (const r of (await loadFile(sample(rel))).rollouts) sampleSteps.push(r.steps.length);
+    tmp = makeTempDir('ti-e2e-scale-');
+    workspace = path.join(tmp, 'workspace');
+    file = path.join(workspace, 'rl', DUMP);
+    rows = generateDump(file, BYTES).rows;
+    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
+  });
+
+  afterEach(async function () {
+    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, '');
+  });
+
+  after(async function () {
+    await closeSession(browser, server, tmp);
+  });
+
+  it('lists every row of the dump, in its GRPO groups', async () => {
+    const folderHeader = sidebar().locator('.pane-header', { hasText: /^Folders|workspace/i }).first();
+    if ((await folderHeader.count()) && (await folderHeader.getAttribute('aria-expanded')) === 'true') await folderHeader.click();
+    const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
+    await header.waitFor({ state: 'visible', timeout: 60_000 });
+    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    const groups = Math.ceil(rows / GROUP_SIZE);
+    await waitUntil(async () => {
+      const t = (await row(DUMP).innerText()).replace(/\s+/g, ' ');
+      return new RegExp(`\\b${rows} rollouts · ${groups} groups\\b`).test(t) && !/indexing/.test(t);
+    }, 240_000, async () => `the ${DUMP} row never listed ${rows} rollouts in ${groups} groups; rows: ${await rowsText()}`);
+  });
+
+  it('walks the tree to the last rollout and opens it in the timeline', async () => {
+    const fileRow = row(DUMP);
+    if ((await fileRow.getAttribute('aria-expanded')) === 'false') await fileRow.locator('.monaco-tl-twistie').click();
+    const lastTask = Math.floor((rows - 1) / GROUP_SIZE);
+    // The groups sort by name (numbers by value): the last group is the last task's.
+    await row(/^group ng-task-0\b/).click();
+    await page.keyboard.press('End');
+    const lastGroup = row(new RegExp(`group ng-task-${lastTask}\\b`));
+    await lastGroup.waitFor({ state: 'visible', timeout: 30_000 }).catch(async () => {
+      throw new Error(`End did not reach group ng-task-${lastTask}; rows: ${await rowsText()}`);
+    });
+    await page.keyboard.press('ArrowRight');
+    await waitUntil(async () => (await lastGroup.getAttribute('aria-expanded')) === 'true', 10_000, async () => `the last group did not expand; rows: ${await rowsText()}`);
+    await page.keyboard.press('End');
+    const expected = dumpRow(sampleRows(), rows - 1);
+    const steps = sampleSteps[baseOf(rows - 1, sampleSteps.length)];
+    const focused = pane().locator('.monaco-list-row.focused');
+    const label = await waitUntil(async () => {
+      const t = (await focused.innerText()).replace(/\s+/g, ' ');
+      return t.includes(String(expected.instance_id)) && new RegExp(`\\b${steps} steps\\b`).test(t) ? t : '';
+    }, 10_000, async () => `the focused row after End is not the last rollout (${String(expected.instance_id)}, ${steps} steps): ${await focused.innerText().catch(() => 'none')}; rows: ${await rowsText()}`);
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-rollouts.png') });
+    await page.keyboard.press('Enter');
+
+    const web = extensionWebview(page);
+    const stepCount = web.locator('#step-count');
+    await stepCount.waitFor({ state: 'visible', timeout: 120_000 });
+    await waitUntil(async () => new RegExp(`^${steps}\\b`).test((await stepCount.innerText()).trim()), 60_000,
+      async () => `#step-count shows "${await stepCount.innerText()}", the last rollout has ${steps} steps (row: ${label})`);
+    const picker = web.locator('.picker');
+    await waitUntil(async () => (await picker.innerText()).includes(`of ${rows}`), 30_000, async () => `the rollout picker does not say "of ${rows}": ${await picker.innerText()}`);
+    assert.ok((await web.locator('.step-card').count()) > 0, 'no step card rendered');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-timeline.png') });
+  });
+
+  it('lists rows appended to the dump while it is open (a running job)', async () => {
+    const bases = sampleRows();
+    const more = Array.from({ length: 2 * GROUP_SIZE }, (_, k) => JSON.stringify(dumpRow(bases, rows + k))).join('\n') + '\n';
+    fs.appendFileSync(file, more);
+    const total = rows + 2 * GROUP_SIZE;
+    await waitUntil(async () => new RegExp(`\\b${total} rollouts\\b`).test(await row(DUMP).innerText()), 120_000,
+      async () => `the ${DUMP} row never showed ${total} rollouts after the append; rows: ${await rowsText()}`);
+  });
+});
