@@ -88,7 +88,7 @@ function preview(data: Buffer, at: number, len: number): string {
 function matcher(query: string, o: SearchOptions): (data: Buffer, from: number, end: number) => { at: number; len: number } | null {
   if (!o.regex) {
     const escaped = JSON.stringify(query).slice(1, -1);
-    if (o.caseSensitive || !/[a-z]/i.test(escaped)) {
+    if (o.caseSensitive || escaped.toLowerCase() === escaped.toUpperCase()) {
       const needle = Buffer.from(escaped, 'utf8');
       return (data, from, end) => {
         const at = data.indexOf(needle, from);
