@@ -76,24 +76,19 @@ describe('e2e: a 200 MB rollout dump in code-server', function () {
   it('walks the tree to the last rollout and opens it in the timeline', async () => {
     const fileRow = row(DUMP);
     if ((await fileRow.getAttribute('aria-expanded')) === 'false') await fileRow.locator('.monaco-tl-twistie').click();
-    const lastTask = Math.floor((rows - 1) / GROUP_SIZE);
-    // The groups sort by name (numbers by value): the last group is the last task's.
     await row(new RegExp(`^group ng-task-0${GROUP_SIZE} rollouts`)).click();
+    // The groups sort by name (numbers by value): End focuses the last task's group, → opens it, End
+    // its last rollout, Enter opens that. (The tree's last rows can sit below the pane's visible part
+    // in this window, so what opened is checked in the timeline.)
     await page.keyboard.press('End');
-    const lastGroup = row(new RegExp(`^group ng-task-${lastTask}${rows - lastTask * GROUP_SIZE} rollouts?`));
-    await lastGroup.waitFor({ state: 'visible', timeout: 30_000 }).catch(async () => {
-      throw new Error(`End did not reach group ng-task-${lastTask}; rows: ${await rowsText()}`);
-    });
+    await page.waitForTimeout(500);
     await page.keyboard.press('ArrowRight');
-    await waitUntil(async () => (await lastGroup.getAttribute('aria-expanded')) === 'true', 10_000, async () => `the last group did not expand; rows: ${await rowsText()}`);
+    await page.waitForTimeout(1000);
     await page.keyboard.press('End');
+    await page.waitForTimeout(500);
     const expected = dumpRow(sampleRows(), rows - 1);
     const steps = sampleSteps[baseOf(rows - 1, sampleSteps.length)];
-    const focused = pane().locator('.monaco-list-row.focused');
-    const label = await waitUntil(async () => {
-      const p = await parts(focused);
-      return p.name.includes(String(expected.instance_id)) && p.description.startsWith(`${steps} steps`) ? `${p.name} ${p.description}` : '';
-    }, 10_000, async () => `the focused row after End is not the last rollout (${String(expected.instance_id)}, ${steps} steps): ${await focused.innerText().catch(() => 'none')}; rows: ${await rowsText()}`);
+    const label = `${String(expected.instance_id)} (row ${rows})`;
     await page.mouse.move(0, 0);
     await page.screenshot({ path: path.join(ARTIFACTS, 'scale-rollouts.png') });
     await page.keyboard.press('Enter');
@@ -105,6 +100,9 @@ describe('e2e: a 200 MB rollout dump in code-server', function () {
       async () => `#step-count shows "${await stepCount.innerText()}", the last rollout has ${steps} steps (row: ${label})`);
     const picker = web.locator('.picker');
     await waitUntil(async () => (await picker.innerText()).includes(`of ${rows}`), 30_000, async () => `the rollout picker does not say "of ${rows}": ${await picker.innerText()}`);
+    // The rollout shown is the file's last row.
+    assert.equal(await web.locator('.rollout-picker').evaluate((el: any) => el.value), String(rows - 1));
+    assert.equal((await web.locator('h1.title').innerText()).trim(), String(expected.instance_id));
     assert.ok((await web.locator('.step-card').count()) > 0, 'no step card rendered');
     await page.screenshot({ path: path.join(ARTIFACTS, 'scale-timeline.png') });
   });

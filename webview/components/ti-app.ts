@@ -386,6 +386,9 @@ export class TiApp extends LitElement {
     }
     ti-step-card {
       scroll-margin-top: calc(var(--dock-height, 0px) + 8px);
+      /* The virtualizer positions cards absolutely: keep them as wide as the list. */
+      width: 100%;
+      box-sizing: border-box;
     }
     .ref-summary {
       display: inline-flex;
