@@ -7,7 +7,9 @@
  * Literal queries are matched as they are written inside JSON strings (the query JSON-escaped:
  * `grep "x"` finds `grep \"x\"` in the file), so a command or output text is found as the user sees
  * it; a regular expression runs on the raw line text (JSON escapes included). A match never spans
- * lines (JSONL rows end at line breaks). This module never imports `vscode`.
+ * lines (JSONL rows end at line breaks). An ASCII pattern (and a case-insensitive ASCII literal) runs
+ * on the bytes read as Latin-1 (byteRegexMatcher); others on the decoded UTF-8 text. This module
+ * never imports `vscode`.
  */
 import * as fs from 'node:fs';
 import type { IndexedRollout } from './rolloutIndex';
@@ -22,6 +24,8 @@ export interface SearchOptions {
   signal?: AbortSignal;
   /** Bytes per read (default 4 MiB). */
   chunkBytes?: number;
+  /** Hits past this many get no preview ('') (default 1000: what a list shows; previews dominate the cost of many hits). */
+  previewLimit?: number;
   /** The file's index entries (sorted by offset): hits then carry the rollout they fall in. */
   entries?: readonly IndexedRollout[];
   /** After each chunk: the hits it found and the bytes read so far. */
@@ -37,7 +41,7 @@ export interface SearchHit {
   line: number;
   /** Index (in `entries`) of the rollout the match falls in, or null (no index given, or between rows). */
   rollout: number | null;
-  /** Up to 60 characters either side of the match, on one line. */
+  /** Up to 60 characters either side of the match, on one line ('' past `previewLimit` hits). */
   preview: string;
 }
 
@@ -96,9 +100,31 @@ function matcher(query: string, o: SearchOptions): (data: Buffer, from: number, 
       };
     }
     // Case-insensitive literal: a regular expression of the escaped text.
-    return regexMatcher(new RegExp(escaped.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'));
+    const re = new RegExp(escaped.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi');
+    return isAscii(escaped) ? byteRegexMatcher(re) : regexMatcher(re);
   }
-  return regexMatcher(new RegExp(query, o.caseSensitive ? 'g' : 'gi'));
+  const re = new RegExp(query, o.caseSensitive ? 'g' : 'gi');
+  return isAscii(query) ? byteRegexMatcher(re) : regexMatcher(re);
+}
+
+function isAscii(s: string): boolean {
+  return !/[^\x00-\x7f]/.test(s);
+}
+
+/**
+ * An ASCII pattern run over the bytes as Latin-1 text (one character per byte: decoding is a copy,
+ * offsets are byte offsets). Multi-byte characters in the file are several characters to it, so
+ * `.` matches one byte of them; ASCII text matches as usual.
+ */
+function byteRegexMatcher(re: RegExp): (data: Buffer, from: number, end: number) => { at: number; len: number } | null {
+  let c: { data: Buffer; start: number; end: number; text: string } | null = null;
+  return (data, from, end) => {
+    if (!c || c.data !== data || c.start > from || c.end !== end) c = { data, start: from, end, text: data.toString('latin1', from, end) };
+    re.lastIndex = from - c.start;
+    const m = re.exec(c.text);
+    if (!m) return null;
+    return { at: c.start + m.index, len: Math.max(1, m[0].length) };
+  };
 }
 
 /** A regex run over the text of complete lines; offsets converted back to bytes (latin1 decoding keeps them equal for ASCII-only lines). */
@@ -134,6 +160,7 @@ function regexMatcher(re: RegExp): (data: Buffer, from: number, end: number) => 
 export async function searchFile(file: string, query: string, options: SearchOptions = {}): Promise<SearchResult> {
   if (query === '') return { hits: [], bytes: 0, complete: true };
   const maxHits = options.maxHits ?? 1000;
+  const previewLimit = options.previewLimit ?? 1000;
   const chunk = options.chunkBytes ?? 4 * 1024 * 1024;
   const match = matcher(query, options);
   const hits: SearchHit[] = [];
@@ -168,7 +195,7 @@ export async function searchFile(file: string, query: string, options: SearchOpt
           line++;
           counted = nl + 1;
         }
-        const hit: SearchHit = { offset: base + m.at, length: m.len, line, rollout: rolloutAt(options.entries, base + m.at), preview: preview(data, m.at, m.len) };
+        const hit: SearchHit = { offset: base + m.at, length: m.len, line, rollout: rolloutAt(options.entries, base + m.at), preview: hits.length < previewLimit ? preview(data, m.at, m.len) : '' };
         found.push(hit);
         hits.push(hit);
         if (hits.length >= maxHits) {
