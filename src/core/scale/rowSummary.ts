@@ -1,8 +1,8 @@
 /**
  * What the Rollouts view lists of one row of a rollout dump (id, task, GRPO group, reward,
  * resolved, step count), read without building the row: a targeted byte scan (jsonScan.ts) for the
- * formats the index knows (NeMo-Gym Responses rollouts, `openai-responses`), and the real loader on
- * that one line for every other row-per-line format.
+ * formats the index knows (NeMo-Gym Responses rollouts `openai-responses`; OpenAI chat rows with
+ * `messages`, `openai-chat`), and the real loader on that one line for every other row.
  *
  * The fast summary replays the loader's step mapping (rlDumps.ts `nemoRowRollout` /
  * `responsesSteps` / `Conversation`) on the items' `type`, `role`, `call_id` and the emptiness of
@@ -11,7 +11,7 @@
  * against the full loader on the real samples (same ids, groups, rewards, resolved, step counts).
  * This module never imports `vscode`.
  */
-import { splitThink, textToolCalls } from '../formats/rlDumps';
+import { chatPromptText, promptGroup, splitThink, textToolCalls } from '../formats/rlDumps';
 import { toolCallAction } from '../formats/toolCalls';
 import { contentText, isObject, resolvedFromReward } from '../formats/util';
 import { byteAt, forEachItem, forEachMember, keyEquals, KeySet, parseSpan, readScalar, spanIncludes, valueEnd } from './jsonScan';
@@ -408,3 +408,148 @@ export const nemoRowSummary: RowSummarizer = (b, file, line) => {
 export const FAST_SUMMARIZERS: Partial<Record<string, RowSummarizer>> = {
   'openai-responses': nemoRowSummary,
 };
+
+const CHAT_ROW_KEYS = new KeySet([
+  'messages', 'id', 'rollout_id', 'trajectory_id', 'request_id', 'uid', 'group_id', 'group_uid', 'prompt_id',
+  'reward', 'score', 'resolved', 'is_correct', 'instance_id', 'task_id',
+]);
+const MESSAGE_KEYS = new KeySet(['role', 'content', 'tool_calls', 'tool_call_id', 'function_call']);
+const TOOL_CALL_KEYS = new KeySet(['id', 'function', 'name']);
+
+/** One tool call of an assistant message: its id, and whether its name makes it a `finish` action (when it has no id). */
+function chatToolCall(b: Buffer, s: number): { id: string | null; kind: string } {
+  if (byteAt(b, s) !== 123) throw new Error('a tool call object expected');
+  let id: string | null = null;
+  let fn: [number, number] | null = null;
+  let name: string | null = null;
+  forEachMember(b, s, (ks, ke, vs) => {
+    const k = TOOL_CALL_KEYS.match(b, ks, ke);
+    if (k === null) return -1;
+    const ve = valueEnd(b, vs);
+    if (k === 'id') {
+      const v = readScalar(b, vs, ve);
+      if (v !== null && typeof v !== 'string') throw new Error('a tool call id that is not a string');
+      id = v as string | null;
+    } else if (k === 'function') fn = [vs, ve];
+    else {
+      const v = readScalar(b, vs, ve);
+      name = typeof v === 'string' ? v : null;
+    }
+    return ve;
+  });
+  const f = fn as [number, number] | null;
+  if (f) {
+    const v = parseSpan(b, f[0], f[1]);
+    if (!isObject(v) || typeof v.name !== 'string') throw new Error('a tool call without function.name');
+    name = v.name;
+  }
+  if (typeof name !== 'string') throw new Error('a tool call without a name');
+  return { id, kind: id !== null ? 'tool' : toolCallAction(name, undefined, null).kind };
+}
+
+/**
+ * OpenAI chat rollout rows with `messages` (`openai-chat`; rlDumps.ts `chatRowRollout` / `chatSteps`
+ * / `rlRollout`): id (`id` / `rollout_id` / `trajectory_id` / `request_id`, else `<path>:<line>`),
+ * task (`instance_id` / `task_id`), group (`uid` / `group_id` / `group_uid` / `prompt_id`, else the
+ * prompt hash over the messages before the first assistant message, which are decoded), reward
+ * (`reward`, else a numeric `score`), resolved (`resolved` / `is_correct`, else from the reward),
+ * steps from the roles. Rows without `messages` (prompt/completion, flat text pairs) go to the loader.
+ */
+export const chatRowSummary: RowSummarizer = (b, file, line) => {
+  const f: Record<string, unknown> = {};
+  let messages = null as number | null;
+  const start = b.indexOf(123);
+  forEachMember(b, start < 0 ? 0 : start, (ks, ke, vs) => {
+    const k = CHAT_ROW_KEYS.match(b, ks, ke);
+    if (k === null) return -1;
+    if (k === 'messages') {
+      messages = vs;
+      return -1;
+    }
+    const ve = valueEnd(b, vs);
+    f[k] = k === 'score' ? parseSpan(b, vs, ve) : readScalar(b, vs, ve);
+    return ve;
+  });
+  if (messages === null || byteAt(b, messages) !== 91) throw new Error('no messages list');
+  const id = (k: string): boolean => f[k] === undefined || f[k] === null || typeof f[k] === 'string' || typeof f[k] === 'number';
+  for (const k of ['id', 'rollout_id', 'trajectory_id', 'request_id', 'uid', 'group_id', 'group_uid', 'prompt_id', 'instance_id', 'task_id']) if (!id(k)) throw new Error(`unexpected ${k}`);
+  for (const k of ['resolved', 'is_correct']) if (f[k] !== undefined && f[k] !== null && typeof f[k] !== 'boolean') throw new Error(`unexpected ${k}`);
+  if (f.reward !== undefined && f.reward !== null && typeof f.reward !== 'number') throw new Error('unexpected reward');
+  const score = f.score;
+  if (score !== undefined && score !== null && typeof score !== 'number' && !(Array.isArray(score) && score.every((x) => typeof x === 'number'))) throw new Error('unexpected score');
+
+  const conv = new StepCounter();
+  const prompt: unknown[] = [];
+  let inPrompt = true;
+  forEachItem(b, messages, (is) => {
+    if (byteAt(b, is) !== 123) throw new Error('a message object expected');
+    let role: unknown;
+    let content: [number, number] | null = null;
+    let calls: { id: string | null; kind: string }[] = [];
+    let hasCalls = false;
+    let toolCallId: string | null = null;
+    let functionCall: [number, number] | null = null;
+    const end = forEachMember(b, is, (ks, ke, vs) => {
+      const k = MESSAGE_KEYS.match(b, ks, ke);
+      if (k === null) return -1;
+      if (k === 'tool_calls') {
+        if (byteAt(b, vs) === 110) return valueEnd(b, vs);
+        if (byteAt(b, vs) !== 91) throw new Error('tool_calls is not a list');
+        calls = [];
+        hasCalls = true;
+        return forEachItem(b, vs, (ts) => {
+          calls.push(chatToolCall(b, ts));
+          return valueEnd(b, ts);
+        });
+      }
+      const ve = valueEnd(b, vs);
+      if (k === 'role') role = readScalar(b, vs, ve);
+      else if (k === 'content') content = [vs, ve];
+      else if (k === 'tool_call_id') {
+        const v = readScalar(b, vs, ve);
+        if (v !== null && typeof v !== 'string') throw new Error('tool_call_id is not a string');
+        toolCallId = v as string | null;
+      } else if (byteAt(b, vs) !== 110) functionCall = [vs, ve];
+      return ve;
+    });
+    if (typeof role !== 'string') throw new Error('a message without a role');
+    if (role === 'assistant') inPrompt = false;
+    if (inPrompt) prompt.push(parseSpan(b, is, end));
+    const r = role.toLowerCase();
+    if (r === 'system' || r === 'developer' || r === 'user') conv.add(false);
+    else if (r === 'assistant') {
+      const step = conv.add(true);
+      const actions = hasCalls ? [...calls] : [];
+      const fc = functionCall as [number, number] | null;
+      if (fc) {
+        const v = parseSpan(b, fc[0], fc[1]);
+        if (!isObject(v) || typeof v.name !== 'string') throw new Error('a function_call without a name');
+        actions.push({ id: null, kind: toolCallAction(v.name, v.arguments, null).kind });
+      }
+      const span = content as [number, number] | null;
+      if (actions.length === 0 && span && spanIncludes(b, span[0], span[1], '<tool_call>', 'u003c', 'u003C')) {
+        const text = splitThink(contentText(parseSpan(b, span[0], span[1]))).text;
+        for (const a of textToolCalls(text)?.actions ?? []) actions.push({ id: a.callId, kind: a.kind });
+      }
+      for (const a of actions) conv.addAction(step, a.kind, a.id);
+    } else if (r === 'tool' || r === 'function' || r === 'ipython' || r === 'observation' || r === 'environment') conv.observe(toolCallId);
+    else conv.add(false);
+    return end;
+  });
+
+  const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+  const explicitId = f.id ?? f.rollout_id ?? f.trajectory_id ?? f.request_id;
+  const explicitGroup = f.uid ?? f.group_id ?? f.group_uid ?? f.prompt_id;
+  const reward = typeof f.reward === 'number' ? f.reward : typeof score === 'number' ? score : null;
+  const resolved = typeof f.resolved === 'boolean' ? f.resolved : typeof f.is_correct === 'boolean' ? f.is_correct : resolvedFromReward(reward);
+  return {
+    baseId: str(explicitId) ?? `${file}:${line}`,
+    taskId: str(f.instance_id ?? f.task_id),
+    groupId: str(explicitGroup) ?? promptGroup(chatPromptText(prompt as Parameters<typeof chatPromptText>[0])),
+    reward,
+    resolved,
+    steps: conv.steps.length,
+  };
+};
+
+FAST_SUMMARIZERS['openai-chat'] = chatRowSummary;

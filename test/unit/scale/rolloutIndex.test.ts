@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { loadFile } from '../../../src/core/load';
 import { buildIndex, cachePathFor, NotIndexableError, readCachedIndex, writeCachedIndex, type RolloutIndex } from '../../../src/core/scale/rolloutIndex';
 import { loadRow } from '../../../src/core/scale/rowLoad';
+import { FAST_SUMMARIZERS } from '../../../src/core/scale/rowSummary';
 import { sample, sampleJsonl, sampleText, tmpDir, tmpFile } from '../samples';
 
 const SWE = 'openai-responses/nemo-gym_mini_swe_agent_2_example_rollouts.jsonl';
@@ -25,6 +26,15 @@ async function assertAgrees(file: string, opts: { noFastPath?: boolean } = {}): 
     index.entries.map((e) => ({ id: e.id, taskId: e.taskId, groupId: e.groupId, reward: e.reward, resolved: e.resolved, steps: e.steps, line: e.line })),
     full.rollouts.map((r) => ({ id: r.id, taskId: r.task.id, groupId: r.groupId, reward: r.outcome.reward, resolved: r.outcome.resolved, steps: r.steps.length, line: r.source.line })),
   );
+  // The fast scan itself reads every row (the index falls back to the loader when it throws).
+  const fast = FAST_SUMMARIZERS[index.format];
+  if (fast && !opts.noFastPath) {
+    const bytes = fs.readFileSync(file);
+    for (const e of index.entries) {
+      const { baseId, taskId, groupId, reward, resolved, steps } = e;
+      assert.deepEqual(fast(bytes.subarray(e.offset, e.offset + e.length), file, e.line), { baseId, taskId, groupId, reward, resolved, steps }, `fast scan of line ${e.line}`);
+    }
+  }
   for (const [i, e] of index.entries.entries()) {
     const r = await loadRow(file, index.format, e);
     const want = full.rollouts[i];
@@ -97,6 +107,36 @@ describe('scale/rolloutIndex on the real RL dump samples', () => {
     const f = tmpFile('derived.jsonl', variants.map((x) => JSON.stringify(x)).join('\n') + '\n');
     const index = await assertAgrees(f);
     assert.equal(index.entries.length, variants.length);
+  });
+});
+
+describe('scale/rolloutIndex on OpenAI chat rows (made from the real NeMo-Gym rows, as the rlDumps tests make them)', () => {
+  /** A NeMo-Gym row as Chat Completions messages (function_call → tool_calls, outputs → tool messages). */
+  function chatMessages(row: any): any[] {
+    const text = (o: any) => (typeof o.content === 'string' ? o.content : (o.content ?? []).map((p: any) => p.text ?? '').join(''));
+    const messages: any[] = row.responses_create_params.input.map((m: any) => ({ role: m.role, content: m.content }));
+    for (const o of row.response.output) {
+      if (o.type === 'message') messages.push({ role: 'assistant', content: text(o), tool_calls: [] });
+      else if (o.type === 'function_call') {
+        if (messages[messages.length - 1].role !== 'assistant') messages.push({ role: 'assistant', content: '', tool_calls: [] });
+        messages[messages.length - 1].tool_calls.push({ id: o.call_id, type: 'function', function: { name: o.name, arguments: o.arguments } });
+      } else if (o.type === 'function_call_output') messages.push({ role: 'tool', tool_call_id: o.call_id, content: o.output });
+    }
+    return messages;
+  }
+
+  it('same ids, prompt-hash groups, rewards, resolved and step counts as loadFile, on every path of the mapping', async () => {
+    const rows = [...sampleJsonl(SWE), ...sampleJsonl(MULTI)];
+    const out: any[] = rows.map((r, i) => ({ messages: chatMessages(r), reward: r.reward, ...(i % 3 === 0 ? { uid: `g${i % 2}` } : {}), ...(i === 2 ? { id: 'rollout-two' } : {}), ...(i === 4 ? { instance_id: r.instance_id, is_correct: true } : {}) }));
+    out.push({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: [{ type: 'text', text: 'do it' }] }, { role: 'assistant', content: '<think>x</think>run <tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>' }, { role: 'tool', content: 'a' }, { role: 'tool', content: 'stray' }, { role: 'ipython', tool_call_id: 'nope', content: 'b' }, { role: 'critic', content: 'c' }], score: 0.5 });
+    out.push({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: null, function_call: { name: 'submit', arguments: '{}' } }, { role: 'function', content: 'ok' }, { role: 'assistant', content: '', tool_calls: [{ function: { name: 'finish' } }] }, { role: 'tool', content: 'done' }], score: [0.1, 0.2], resolved: false });
+    out.push({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a' }], reward: 1, id: 'rollout-two' });
+    out.push({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a', tool_calls: null }], reward: 0, id: 7, task_id: 3 });
+    const f = tmpFile('chat_rollouts.jsonl', out.map((x) => JSON.stringify(x)).join('\n') + '\n');
+    const index = await assertAgrees(f);
+    assert.equal(index.format, 'openai-chat');
+    assert.ok(index.entries.some((e) => e.groupId?.startsWith('prompt-sha256:')));
+    assert.ok(index.entries.some((e) => e.id === 'rollout-two#line' + (out.length - 1)));
   });
 });
 
