@@ -107,6 +107,32 @@ describe('e2e: a 200 MB rollout dump in code-server', function () {
     await page.screenshot({ path: path.join(ARTIFACTS, 'scale-timeline.png') });
   });
 
+  it('Find in Dump… streams the hits of a text in the 200 MB file and opens the rollout of the one picked', async () => {
+    // The instance id of task 10 (rows 41-44, from the first sample row) also matches tasks 100-109, 1000-1099:
+    // the first hit is on line 41, rollout 41.
+    const bases = sampleRows();
+    const query = String(dumpRow(bases, 40).instance_id);
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('>Trajectory Inspector: Find in Dump');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Find in Dump' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Find in' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(query);
+    await page.keyboard.press('Enter');
+    const title = page.locator('.quick-input-widget .quick-input-title');
+    await waitUntil(async () => /hits in [\d.]+ s/.test(await title.innerText()), 120_000, async () => `the search did not finish: ${await title.innerText().catch(() => '')}`);
+    const first = page.locator('.quick-input-list .monaco-list-row').first();
+    assert.match((await first.innerText()).replace(/\s+/g, ' '), /rollout 41 · line 41/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-find.png') });
+    await page.keyboard.press('Enter');
+    const web = extensionWebview(page);
+    await waitUntil(async () => (await web.locator('.rollout-picker').evaluate((el: any) => el.value)) === '40', 60_000,
+      async () => `the timeline did not switch to rollout 41: ${await web.locator('.picker').innerText().catch(() => '')}`);
+    assert.equal((await web.locator('h1.title').innerText()).trim(), query);
+  });
+
   it('lists rows appended to the dump while it is open (a running job)', async () => {
     const bases = sampleRows();
     const more = Array.from({ length: 2 * GROUP_SIZE }, (_, k) => JSON.stringify(dumpRow(bases, rows + k))).join('\n') + '\n';
