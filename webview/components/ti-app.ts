@@ -109,6 +109,21 @@ function totals(r: Rollout): Totals {
   return { prompt, completion, cost, hasTokens, hasCost, durationSec: span ?? (hasDur ? sumDur : null) };
 }
 
+/** The picker lists every rollout of a file up to this many; beyond, the ones around the current (a dump of thousands). */
+const PICKER_MAX = 1000;
+const PICKER_AROUND = 250;
+
+/** The summaries the rollout picker offers: all, or for a large dump the first, the last and those around `current`. */
+export function pickerWindow<T extends { index: number }>(summaries: readonly T[], current: number): readonly T[] {
+  if (summaries.length <= PICKER_MAX) return summaries;
+  const from = Math.max(0, current - PICKER_AROUND);
+  const to = Math.min(summaries.length, current + PICKER_AROUND + 1);
+  const out = summaries.slice(from, to);
+  if (from > 0) out.unshift(summaries[0]);
+  if (to < summaries.length) out.push(summaries[summaries.length - 1]);
+  return out;
+}
+
 /** Share of the window height the terminal may take until the user drags it. */
 const DEFAULT_PLAYER_HEIGHT = 0.5;
 
@@ -1255,7 +1270,7 @@ export class TiApp extends LitElement {
     return html`<div class="picker">
       <span>Rollout</span>
       <vscode-single-select class="rollout-picker" combobox .value=${String(m.rolloutIndex)} @change=${this.onPickRollout}>
-        ${m.summaries.map(
+        ${pickerWindow(m.summaries, m.rolloutIndex).map(
           (s) => html`<vscode-option value=${String(s.index)} ?selected=${s.index === m.rolloutIndex}
             >${s.index + 1}. ${s.taskId ?? s.id} — ${s.steps} steps${s.reward !== null ? ` · reward ${formatReward(s.reward)}` : ''}${s.resolved === true
               ? ' · resolved'
