@@ -6,6 +6,8 @@ import { registerCommands } from './host/commands';
 import { registerCompareCommands } from './host/compare/compareCommands';
 import { ComparePanels } from './host/compare/comparePanel';
 import { SearchView } from './host/search/searchView';
+import { initDumpIndexes } from './host/dumpIndexes';
+import { registerDumpSearch } from './host/dumpSearch';
 import { LabelService } from './host/labels';
 import { registerReplay, type ReplayController } from './host/replay/controller';
 import { scoreState } from './host/rolloutTree';
@@ -17,6 +19,7 @@ let replay: ReplayController | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel('Trajectory Inspector', { log: true });
+  initDumpIndexes(context.globalStorageUri, output);
   const labels = new LabelService(context.globalStorageUri, output);
   const timelines = new TimelineEditorProvider(context.extensionUri, output, labels);
   const rollouts = new RolloutsView(output, context.workspaceState, (f) => labels.locate(f).journal);
@@ -42,6 +45,7 @@ export function activate(context: vscode.ExtensionContext): void {
       }),
     );
   }
+  context.subscriptions.push(registerDumpSearch(timelines, output));
 }
 
 /** Waits for replay containers and snapshots to be removed. */

@@ -90,7 +90,7 @@ export function treeRollout(r: Rollout, index: number): TreeRollout {
 /** What is known of a found file. `ignored`: a candidate name (`results.json`) no loader reads. */
 export type EntryState =
   | { kind: 'pending' }
-  | { kind: 'loaded'; format: FormatId; schemaVersion: string | null; rollouts: TreeRollout[] }
+  | { kind: 'loaded'; format: FormatId; schemaVersion: string | null; rollouts: TreeRollout[]; indexing?: { bytes: number; size: number } }
   | { kind: 'error'; message: string }
   | { kind: 'large'; bytes: number }
   | { kind: 'ignored' };

@@ -15,7 +15,11 @@ import * as vscode from 'vscode';
 import { UnknownFormatError } from '../core/errors';
 import { mergeEntries, readJournal } from '../core/labels/journal';
 import { loadFile } from '../core/load';
+import type { FormatId } from '../core/model';
+import { NotIndexableError } from '../core/scale/rolloutIndex';
+import { summarizeIndexed } from '../core/scale/summaries';
 import { readConfig } from './config';
+import { dumpIndexes, wantsIndex } from './dumpIndexes';
 import { describeCounts, errorSummary, fileLabel, formatReward, joinGlobs, mapLimit, resolvedText } from './present';
 import {
   DEFAULT_OPTIONS,
@@ -432,6 +436,10 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
           item.description = multiFileDescription(rollouts, node.groups);
           item.iconPath = new vscode.ThemeIcon('list-unordered');
         }
+        if (st.indexing) {
+          item.description = `${item.description} · indexing ${Math.floor((100 * st.indexing.bytes) / Math.max(1, st.indexing.size))}%`;
+          item.iconPath = new vscode.ThemeIcon('loading~spin');
+        }
         const md = new vscode.MarkdownString(undefined, false);
         md.appendText(rel);
         md.appendMarkdown(`\n\n${st.format}${st.schemaVersion ? ` · ${st.schemaVersion}` : ''}`);
@@ -542,6 +550,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     if (stat.mtime === node.mtime && stat.size === node.size && node.state.kind !== 'pending') return;
     node.mtime = stat.mtime;
     node.size = stat.size;
+    if (node.uri.scheme === 'file' && wantsIndex(node.uri.fsPath, stat.size) && (await this.summariseIndexed(node))) return;
     if (stat.size > SUMMARY_MAX_BYTES) {
       node.state = { kind: 'large', bytes: stat.size };
       return;
@@ -569,6 +578,39 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       }
       node.state = { kind: 'error', message: errorSummary(e, 12) };
       this.output.info(`Rollouts view: ${path.basename(node.uri.fsPath)}: ${errorSummary(e, 3)}`);
+    }
+  }
+
+  /**
+   * Lists a large JSONL dump from its index (dumpIndexes.ts): the first rollouts show while the
+   * pass goes on, with its progress in the file's description. False when the file is not a
+   * row-per-line dump (the caller treats it as before).
+   */
+  private async summariseIndexed(node: FileNode): Promise<boolean> {
+    const dumps = dumpIndexes();
+    if (!dumps) return false;
+    const show = (idx: { format: FormatId; entries: Parameters<typeof summarizeIndexed>[0] }, indexing?: { bytes: number; size: number }): void => {
+      node.state = { kind: 'loaded', format: idx.format, schemaVersion: null, rollouts: summarizeIndexed(idx.entries), ...(indexing ? { indexing } : {}) };
+      this.changed();
+    };
+    let last = 0;
+    try {
+      const idx = await dumps.index(node.uri.fsPath, (i, p) => {
+        // Redraw at most twice a second while indexing (the tree is rebuilt from every entry).
+        const now = Date.now();
+        if (now - last < 500 && i.entries.length > 0 && last > 0) return;
+        last = now;
+        show(i, { bytes: p.bytes, size: p.size });
+      });
+      if (idx.entries.length === 0) {
+        node.state = { kind: 'error', message: `Read as ${idx.format}, but no row is a rollout${idx.skippedMessages.length ? `:\n${idx.skippedMessages.slice(0, 5).join('\n')}` : '.'}` };
+        return true;
+      }
+      show(idx);
+      return true;
+    } catch (e) {
+      if (e instanceof NotIndexableError) return false;
+      throw e;
     }
   }
 

@@ -12,6 +12,7 @@ import type { Rollout, Step } from '../core/model';
 import { isWebviewMessage, type HostMessage, type LabelAction, type LoadErrorMessage, type ScoresMessage, type ViewConfig, type WebviewMessage } from '../shared/protocol';
 import { readConfig } from './config';
 import { readCastMessage } from './castFile';
+import { openIndexedTimeline, type IndexedTimelineFile } from './dumpIndexes';
 import type { LabelSession } from './labelSession';
 import type { LabelService } from './labels';
 import type { ScoringService } from './scoring/service';
@@ -56,6 +57,8 @@ export class TimelinePanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private ready = false;
   private loaded: LoadedFile | null = null;
+  /** Set when the file is a large dump read through its index (dumpIndexes.ts): rollouts are read when shown. */
+  private indexed: IndexedTimelineFile | null = null;
   private error: LoadErrorMessage | null = null;
   private loadSeq = 0;
   private reloadTimer: ReturnType<typeof setTimeout> | undefined;
@@ -159,12 +162,14 @@ export class TimelinePanel implements vscode.Disposable {
     const seq = ++this.loadSeq;
     this.post({ type: 'loading', file: this.uri.fsPath });
     let loaded: LoadedFile | null = null;
+    let indexed: IndexedTimelineFile | null = null;
     let error: LoadErrorMessage | null = null;
     if (this.uri.scheme !== 'file') {
       error = errorToMessage(this.uri.toString(), new Error(`Only files on disk can be opened (this one has the scheme "${this.uri.scheme}").`));
     } else {
       try {
-        loaded = await loadFile(this.uri.fsPath);
+        indexed = await openIndexedTimeline(this.uri.fsPath, this.rolloutIndex);
+        loaded = indexed?.loaded ?? (await loadFile(this.uri.fsPath));
         if (loaded.rollouts.length === 0) {
           error = errorToMessage(this.uri.fsPath, new Error(`The file was read as ${loaded.format} but holds no rollouts.`));
           loaded = null;
@@ -175,6 +180,7 @@ export class TimelinePanel implements vscode.Disposable {
     }
     if (seq !== this.loadSeq || this.disposed) return;
     this.loaded = loaded;
+    this.indexed = loaded ? indexed : null;
     this.error = error;
     if (loaded) {
       this.rolloutIndex = Math.min(this.rolloutIndex, loaded.rollouts.length - 1);
@@ -322,9 +328,23 @@ export class TimelinePanel implements vscode.Disposable {
     if (this.error) {
       this.post(this.error);
     } else if (this.loaded) {
+      const f = this.indexed;
+      if (f && !f.isRead(this.rolloutIndex)) {
+        // A rollout of an indexed dump is read when it is shown.
+        const i = this.rolloutIndex;
+        void f.ensure(i).then(
+          () => {
+            if (this.indexed !== f) return;
+            this.labelSession?.setRollouts(f.loaded.rollouts);
+            this.sendCurrent();
+          },
+          (e) => this.indexed === f && this.post(errorToMessage(this.uri.fsPath, e)),
+        );
+        return;
+      }
       const select = this.pendingStep;
       this.pendingStep = null;
-      this.post(rolloutMessage(this.loaded, this.rolloutIndex, select, this.config()));
+      this.post(f ? f.message(this.rolloutIndex, select, this.config()) : rolloutMessage(this.loaded, this.rolloutIndex, select, this.config()));
       this.sendLabels();
       replayHook()?.resend(this);
       this.owner.scoring?.panelShown(this);

@@ -59,6 +59,8 @@ export interface PersistedState {
   playerHeight?: number;
   /** Terminal player: `width` fits the width and scrolls, `screen` shows the whole terminal. Absent = width. */
   playerFit?: 'screen' | 'width';
+  /** Timeline scroll position (CSS px from the top) of the rollout `rolloutId`. Absent = reveal the selected step. */
+  scrollY?: number;
 }
 
 /** Playback speeds the terminal player offers. */
@@ -433,7 +435,8 @@ export function isPersistedState(v: unknown): v is PersistedState {
     (v.playerCollapsed === undefined || typeof v.playerCollapsed === 'boolean') &&
     (v.playerSpeed === undefined || (PLAYER_SPEEDS as readonly unknown[]).includes(v.playerSpeed)) &&
     (v.playerHeight === undefined || (typeof v.playerHeight === 'number' && v.playerHeight >= 0.15 && v.playerHeight <= 0.85)) &&
-    (v.playerFit === undefined || v.playerFit === 'screen' || v.playerFit === 'width')
+    (v.playerFit === undefined || v.playerFit === 'screen' || v.playerFit === 'width') &&
+    (v.scrollY === undefined || (typeof v.scrollY === 'number' && Number.isFinite(v.scrollY) && v.scrollY >= 0))
   );
 }
 

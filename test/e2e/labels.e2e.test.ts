@@ -98,8 +98,10 @@ describe('e2e: label five steps with the keyboard and export them', function () 
     await quickOpen(page, REL);
     const web = extensionWebview(page);
     await web.locator('#step-count').waitFor({ state: 'visible', timeout: 90_000 });
-    await waitUntil(async () => (await web.locator('.step-card').count()) === trajectory.trajectory.length + 2, 30_000,
-      async () => `expected ${trajectory.trajectory.length + 2} cards, found ${await web.locator('.step-card').count()}`);
+    // The step list is virtualized: the header counts every step, the DOM holds the cards near the viewport.
+    const steps = trajectory.trajectory.length + 2;
+    await waitUntil(async () => new RegExp(`^${steps}\\b`).test((await web.locator('#step-count').innerText()).trim()) && (await web.locator('.step-card[data-index="0"]').count()) === 1, 30_000,
+      async () => `expected "${steps} steps" and the first card, found "${await web.locator('#step-count').innerText()}" and ${await web.locator('.step-card').count()} cards`);
     // The labels of the file arrived (annotator from the setting, nothing labelled yet).
     const progress = web.locator('#label-progress');
     await waitUntil(async () => /e2e-annotator · 0\/14 labelled/.test((await progress.innerText()).replace(/\s+/g, ' ')), 30_000,
@@ -141,8 +143,15 @@ describe('e2e: label five steps with the keyboard and export them', function () 
     assert.equal(fs.readFileSync(path.join(workspace, REL), 'utf8'), fs.readFileSync(sample(SWE_AGENT), 'utf8'));
 
     // What the user sees: YOU badges on the five cards, the heat marks, the progress line.
+    // (The list is virtualized: scroll from the top until each card is rendered.)
+    await web.locator('body').evaluate((b: any) => b.ownerDocument.defaultView.scrollTo(0, 0));
     for (const [i, v] of Object.entries(EXPECTED)) {
       const word = v === 1 ? 'good' : v === -1 ? 'bad' : 'neutral';
+      const card = web.locator(`.step-card[data-index="${i}"]`);
+      for (let tries = 0; tries < 40 && (await card.count()) === 0; tries++) {
+        await web.locator('body').evaluate((b: any) => b.ownerDocument.defaultView.scrollBy(0, 300));
+        await page.waitForTimeout(50);
+      }
       assert.equal(await web.locator(`.step-card[data-index="${i}"] .user-label.${word}`).count(), 1, `step ${i} shows a ${word} label`);
     }
     // #6 (good) and #7 (bad, with its note) at the top, under the sticky label row.

@@ -423,7 +423,7 @@ describe('webview: terminal player and reference labels', function () {
   });
 
   it('shows reference labels of a real AgentProcessBench row on its steps and in the header', async () => {
-    page = await open();
+    page = await open({ width: 1200, height: 3000 }); // every card rendered (the step list is virtualized)
     const file = await loadFile(sample(APB));
     const row = JSON.parse(fs.readFileSync(sample(APB), 'utf8').split('\n')[0]);
     const labels = Object.values(row.step_labels as Record<string, number>);

@@ -74,6 +74,9 @@ describe('webview: labelling', function () {
   });
 
   /** Opens the timeline on the SWE-agent rollout with the session's labels, and starts answering label requests. */
+  /** A viewport tall enough for every card of the sample (the step list is virtualized). */
+  const TALL = { width: 1100, height: 2600 };
+
   async function open(size = { width: 1100, height: 900 }): Promise<Page> {
     const p = await browser.newPage({ viewport: size });
     problems = watchProblems(p);
@@ -119,6 +122,15 @@ describe('webview: labelling', function () {
     };
   }
 
+  /** Scrolls the page until the card of step `i` is rendered (the step list is virtualized). */
+  async function scrollToCard(p: Page, i: number): Promise<void> {
+    await p.waitForFunction((i) => {
+      if (document.querySelector('ti-app')?.shadowRoot?.querySelector(`.step-card[data-index="${i}"]`)) return true;
+      window.scrollBy(0, 300);
+      return false;
+    }, i, { polling: 50 });
+  }
+
   /** Label requests the page posted so far. */
   async function labelRequests(p: Page): Promise<LabelRequest[]> {
     return (await sent(p)).filter((m): m is LabelRequest => ['setLabel', 'markFirstError', 'undoLabel', 'redoLabel'].includes(m.type));
@@ -126,6 +138,7 @@ describe('webview: labelling', function () {
 
   /** Waits until the card of step `i` shows the user's label `word` (or none). */
   async function waitForLabel(p: Page, i: number, word: 'good' | 'neutral' | 'bad' | null, origin: 'manual' | 'propagated' = 'manual'): Promise<void> {
+    await scrollToCard(p, i);
     await p.waitForFunction(
       ([i, word, origin]) => {
         const card = document.querySelector('ti-app')?.shadowRoot?.querySelector(`.step-card[data-index="${i}"]`);
@@ -252,7 +265,7 @@ describe('webview: labelling', function () {
   });
 
   it('f marks the first error; the propagated labels come from the host and show hatched, "← #k"; u undoes the batch, U redoes', async () => {
-    page = await open();
+    page = await open(TALL); // every card rendered (the list is virtualized)
     await page.locator('#step-count').click();
     // A manual label after the first error stays as it is (AgentProcessBench's rule).
     await selectStep(page, 9);
@@ -267,6 +280,7 @@ describe('webview: labelling', function () {
 
     const first = page.locator('.step-card[data-index="6"] .user-label');
     assert.match((await first.innerText()).replace(/\s+/g, ' '), /YOU −1 bad ⚑ first error/);
+    await scrollToCard(page, 12);
     const prop = page.locator('.step-card[data-index="12"] .user-label');
     assert.equal((await prop.innerText()).replace(/\s+/g, ' ').trim(), 'YOU −1 bad ← #7');
     assert.match((await prop.getAttribute('title')) ?? '', /propagated from the first error at #7/);
@@ -376,7 +390,7 @@ describe('webview: labelling', function () {
   });
 
   it('shows other annotators, stale labels, unsaved changes and a write error as the host reports them', async () => {
-    page = await open();
+    page = await open(TALL); // every card rendered (the list is virtualized)
     const r = swe.rollouts[0];
     const now = new Date().toISOString();
     const base = { rolloutId: r.id, firstError: false, note: null, time: now, origin: 'manual' as const, stale: false };
@@ -433,7 +447,7 @@ describe('webview: labelling', function () {
   });
 
   it('a labelled session, as a user sees it (screenshot)', async () => {
-    page = await open({ width: 1100, height: 1000 });
+    page = await open({ width: 1100, height: 2200 });
     await page.locator('#step-count').click();
     await selectStep(page, 2);
     for (const k of ['1', 'Enter', '1', 'Enter', '2', 'Enter', '1', 'Enter']) await page.keyboard.press(k);

@@ -123,9 +123,11 @@ describe('webview: timeline', function () {
     const r = swe.rollouts[0];
     assert.ok(r.steps.length >= 10, 'sample should have many steps');
     await show(page, swe);
-    assert.equal(await page.locator('.step-card').count(), r.steps.length);
+    // The list is virtualized: the cards in the DOM are the first ones, in order, up to a screenful.
+    const rendered = await page.locator('.step-card').count();
+    assert.ok(rendered >= 2 && rendered <= r.steps.length, `${rendered} cards for ${r.steps.length} steps`);
     const indices = await page.locator('.step-card').evaluateAll((els) => els.map((e) => e.getAttribute('data-index')));
-    assert.deepEqual(indices, r.steps.map((s) => String(s.index)));
+    assert.deepEqual(indices, r.steps.slice(0, rendered).map((s) => String(s.index)));
     const countText = (await page.locator('#step-count').innerText()).trim();
     assert.match(countText, new RegExp(`^${r.steps.length} steps`));
     const commands = await page.locator('.action-command').allTextContents();
@@ -135,6 +137,9 @@ describe('webview: timeline', function () {
     // The first step is selected from the start and reported to the host.
     assert.deepEqual(await selectedIndex(page), ['0']);
     assert.ok((await sent(page)).some((m) => m.type === 'selectStep' && m.stepIndex === 0));
+    // Scrolled to the end, the last step's card is rendered.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await page.locator(`.step-card[data-index="${r.steps.length - 1}"]`).waitFor();
   });
 
   it('moves the selection with j/k/g/G and arrows, reports it, and scrolls it into view', async () => {
@@ -354,7 +359,10 @@ describe('webview: timeline', function () {
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => document.querySelector('ti-app')?.shadowRoot?.querySelector('.step-card.expanded')?.getAttribute('data-index') === '5');
     const state = await page.evaluate(() => window.__state);
-    assert.deepEqual(state, { rolloutIndex: 0, rolloutId: swe.rollouts[0].id, selectedStep: 5, expanded: [5] });
+    // The scroll position is kept too (the virtualized list is rebuilt from it).
+    const { scrollY, ...rest } = state as { scrollY?: number };
+    assert.deepEqual(rest, { rolloutIndex: 0, rolloutId: swe.rollouts[0].id, selectedStep: 5, expanded: [5] });
+    assert.ok(typeof scrollY === 'number' && scrollY > 0, `scrollY kept: ${scrollY}`);
     await page.close();
 
     harness.setInitialState(state);
@@ -365,8 +373,13 @@ describe('webview: timeline', function () {
     }
     assert.deepEqual((await sent(page))[0], { type: 'ready', state });
     await show(page, swe);
+    await page.locator('.step-card.selected').waitFor(); // rendered once the virtualizer has laid out the list
     assert.deepEqual(await selectedIndex(page), ['5']);
     assert.match((await page.locator('.step-card[data-index="5"]').getAttribute('class')) ?? '', /\bexpanded\b/);
+    // Within a card's margin: the virtualizer re-measures the cards it renders and may shift the page a little.
+    await page.waitForFunction((y) => Math.abs(window.scrollY - y) <= 120, scrollY, { timeout: 5000 }).catch(async (e) => {
+      throw new Error(`scroll not restored to ${scrollY}: at ${await page.evaluate(() => `${window.scrollY} of ${document.documentElement.scrollHeight} (viewport ${window.innerHeight})`)}: ${String(e)}`);
+    });
   });
 
   it('screenshot: a real SWE-agent rollout in the dark theme', async () => {

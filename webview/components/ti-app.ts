@@ -1,7 +1,11 @@
 /**
- * `<ti-app>`: the timeline. Receives the rollout from the host, renders its header and one
- * `<ti-step-card>` per step (keyed by step index, so a virtualizer can take over the list later),
- * owns selection and expansion, keyboard navigation, and persists UI intent with `setState`.
+ * `<ti-app>`: the timeline. Receives the rollout from the host, renders its header and a
+ * `<ti-step-card>` per step, owns selection and expansion, keyboard navigation, and persists UI
+ * intent with `setState` (selection, expansion, scroll position: a hidden webview is torn down).
+ *
+ * The step list is virtualized (`@lit-labs/virtualizer`, window scrolling): only the cards near
+ * the viewport are in the DOM, so a rollout of 10,000 steps renders as fast as one of 20; revealing
+ * a step scrolls the virtualizer to it (renderCard is the one place a card is rendered).
  *
  * Keys: j / ↓ next, k / ↑ previous, g / Home first, G / End last, o / Space expand/collapse the
  * selected step, s show the selected step in the source file, p play/pause the recording.
@@ -18,7 +22,7 @@
  */
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
-import { repeat } from 'lit/directives/repeat.js';
+import { virtualize, virtualizerRef } from '@lit-labs/virtualizer/virtualize.js';
 import type { Rollout } from '../../src/core/model';
 import type { CurrentLabel, LabelValue } from '../../src/core/labels/api';
 import {
@@ -110,6 +114,21 @@ function totals(r: Rollout): Totals {
   }
   const span = first !== null && last !== null && last > first ? (last - first) / 1000 : null;
   return { prompt, completion, cost, hasTokens, hasCost, durationSec: span ?? (hasDur ? sumDur : null) };
+}
+
+/** The picker lists every rollout of a file up to this many; beyond, the ones around the current (a dump of thousands). */
+const PICKER_MAX = 1000;
+const PICKER_AROUND = 250;
+
+/** The summaries the rollout picker offers: all, or for a large dump the first, the last and those around `current`. */
+export function pickerWindow<T extends { index: number }>(summaries: readonly T[], current: number): readonly T[] {
+  if (summaries.length <= PICKER_MAX) return summaries;
+  const from = Math.max(0, current - PICKER_AROUND);
+  const to = Math.min(summaries.length, current + PICKER_AROUND + 1);
+  const out = summaries.slice(from, to);
+  if (from > 0) out.unshift(summaries[0]);
+  if (to < summaries.length) out.push(summaries[summaries.length - 1]);
+  return out;
 }
 
 /** Share of the window height the terminal may take until the user drags it. */
@@ -389,6 +408,9 @@ export class TiApp extends LitElement {
     }
     ti-step-card {
       scroll-margin-top: calc(var(--dock-height, 0px) + 8px);
+      /* The virtualizer positions cards absolutely: keep them as wide as the list. */
+      width: 100%;
+      box-sizing: border-box;
     }
     .ref-summary {
       display: inline-flex;
@@ -581,6 +603,13 @@ export class TiApp extends LitElement {
   private restored: PersistedState | null = loadState();
   private unlisten: (() => void) | null = null;
   private pendingReveal: { index: number; block: ScrollLogicalPosition } | null = null;
+  /** Scroll position to restore once the list is laid out (a re-created webview). */
+  private pendingScrollY: number | null = null;
+  private scrollTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly onScroll = (): void => {
+    clearTimeout(this.scrollTimer);
+    this.scrollTimer = setTimeout(() => this.persist(), 150);
+  };
   private playerCollapsed = this.restored?.playerCollapsed ?? false;
   private playerSpeed = this.restored?.playerSpeed ?? 1;
   private playerHeight = this.restored?.playerHeight ?? DEFAULT_PLAYER_HEIGHT;
@@ -595,6 +624,7 @@ export class TiApp extends LitElement {
     super.connectedCallback();
     this.unlisten = onHostMessage((m) => this.onMessage(m));
     window.addEventListener('keydown', this.onKeyDown);
+    window.addEventListener('scroll', this.onScroll, { passive: true });
     post({ type: 'ready', state: this.restored });
   }
 
@@ -602,6 +632,8 @@ export class TiApp extends LitElement {
     super.disconnectedCallback();
     this.unlisten?.();
     window.removeEventListener('keydown', this.onKeyDown);
+    window.removeEventListener('scroll', this.onScroll);
+    clearTimeout(this.scrollTimer);
     this.dockObserver?.disconnect();
     this.dockObserver = null;
   }
@@ -691,6 +723,7 @@ export class TiApp extends LitElement {
           if (st && st.rolloutId === m.rollout.id) {
             this.selected = st.selectedStep !== null && st.selectedStep < count ? st.selectedStep : null;
             this.expanded = new Set(st.expanded.filter((i) => i < count));
+            if (st.scrollY !== undefined && m.selectStep === null) this.pendingScrollY = st.scrollY;
           } else {
             // Start on the first step so the keys and Show in Source work right away.
             this.selected = count ? 0 : null;
@@ -759,6 +792,7 @@ export class TiApp extends LitElement {
       selectedStep: this.selected,
       expanded: [...this.expanded].sort((a, b) => a - b),
     };
+    if (r && window.scrollY > 0) st.scrollY = Math.round(window.scrollY);
     // Player settings only when changed from the defaults.
     if (this.playerCollapsed) st.playerCollapsed = true;
     if (this.playerSpeed !== 1) st.playerSpeed = this.playerSpeed;
@@ -1019,17 +1053,47 @@ export class TiApp extends LitElement {
 
   protected override updated(): void {
     this.watchDock();
+    if (this.pendingScrollY !== null) {
+      const y = this.pendingScrollY;
+      this.pendingScrollY = null;
+      // The virtualizer sizes the list from the cards it has measured: scroll again until the page is tall enough.
+      const restore = (tries: number): void => {
+        window.scrollTo(0, y);
+        if (Math.abs(window.scrollY - y) > 2 && tries > 0) requestAnimationFrame(() => restore(tries - 1));
+      };
+      requestAnimationFrame(() => restore(60));
+    }
     const reveal = this.pendingReveal;
     if (!reveal) return;
     this.pendingReveal = null;
     const card = this.renderRoot.querySelector<TiStepCard>(`ti-step-card[data-index="${reveal.index}"]`);
-    if (!card) return;
-    card.scrollIntoView({ block: reveal.block });
-    // On a first render the cards (child elements) lay out after this: scroll again once they have,
-    // or a step opened from Compare / Search would be selected but left out of view.
-    void card.updateComplete.then(() => requestAnimationFrame(() => {
-      if (card.isConnected && this.selected === reveal.index) card.scrollIntoView({ block: reveal.block });
-    }));
+    if (card) {
+      card.scrollIntoView({ block: reveal.block });
+      // On a first render the cards (child elements) lay out after this: scroll again once they have,
+      // or a step opened from Compare / Search would be selected but left out of view.
+      void card.updateComplete.then(() => requestAnimationFrame(() => {
+        if (card.isConnected && this.selected === reveal.index) card.scrollIntoView({ block: reveal.block });
+      }));
+      return;
+    }
+    // Not rendered (virtualized away): the virtualizer scrolls to it and renders it.
+    const list = this.renderRoot.querySelector('main.timeline') as (HTMLElement & { [virtualizerRef]?: { element(i: number): { scrollIntoView(o?: ScrollIntoViewOptions): void } | undefined } }) | null;
+    const v = list?.[virtualizerRef];
+    const scroll = (tries: number): void => {
+      if (this.pendingReveal) return; // a newer reveal takes over
+      const card = this.renderRoot.querySelector<TiStepCard>(`ti-step-card[data-index="${reveal.index}"]`);
+      if (card) {
+        card.scrollIntoView({ block: reveal.block });
+        return;
+      }
+      try {
+        v?.element(reveal.index)?.scrollIntoView({ block: reveal.block });
+      } catch {
+        // The virtualizer has no layout yet (first render): try again next frame.
+        if (tries > 0) requestAnimationFrame(() => scroll(tries - 1));
+      }
+    };
+    scroll(10);
   }
 
   /** Keeps `--dock-height` (the sticky dock's height) current, so revealed cards land below it. */
@@ -1249,7 +1313,7 @@ export class TiApp extends LitElement {
     return html`<div class="picker">
       <span>Rollout</span>
       <vscode-single-select class="rollout-picker" combobox .value=${String(m.rolloutIndex)} @change=${this.onPickRollout}>
-        ${m.summaries.map(
+        ${pickerWindow(m.summaries, m.rolloutIndex).map(
           (s) => html`<vscode-option value=${String(s.index)} ?selected=${s.index === m.rolloutIndex}
             >${s.index + 1}. ${s.taskId ?? s.id} — ${s.steps} steps${s.reward !== null ? ` · reward ${formatReward(s.reward)}` : ''}${s.resolved === true
               ? ' · resolved'
@@ -1280,29 +1344,30 @@ export class TiApp extends LitElement {
       </div>
       <main class="timeline" role="list" @click=${this.onCardClick} @note-done=${this.onNoteDone} @toggle-expand=${(e: CustomEvent<{ index: number }>) => this.toggleExpand(e.detail.index)}
         @show-source=${(e: CustomEvent<{ index: number }>) => post({ type: 'showInSource', rolloutIndex: m.rolloutIndex, stepIndex: e.detail.index })}>
-        ${repeat(
-          steps,
-          (s) => s.index,
-          (s) => html`<ti-step-card
-            role="listitem"
-            class="step-card ${s.index === this.selected ? 'selected' : ''} ${this.expanded.has(s.index) ? 'expanded' : ''}"
-            data-index=${s.index}
-            aria-selected=${s.index === this.selected ? 'true' : 'false'}
-            .step=${s}
-            .expanded=${this.expanded.has(s.index)}
-            .collapseLines=${lines}
-            .startTime=${start}
-            .label=${idx.mine.get(s.index) ?? null}
-            .otherLabels=${idx.others.get(s.index) ?? NO_LABELS}
-            .propagatedFrom=${idx.mine.get(s.index)?.origin === 'propagated' ? propagatedFrom(idx, s.index) : null}
-            .editingNote=${this.editingNote === s.index}
-            .replay=${this.stepReplay(m, s.index)}
-            .score=${this.scoreOf(s.index)}
-            .scoreRange=${this.scoresMsg?.range ?? null}
-            .scorer=${this.scoresMsg?.scorer ?? null}
-          ></ti-step-card>`,
-        )}
+        ${virtualize({ items: steps, keyFunction: (s) => s.index, renderItem: (s) => this.renderCard(m, s, lines, start, idx) })}
       </main>`;
+  }
+
+  /** One step card: the only place a `<ti-step-card>` is rendered (the virtualizer calls it for the visible steps). */
+  private renderCard(m: RolloutMessage, s: Rollout['steps'][number], lines: number, start: number | null, idx: LabelIndex): TemplateResult {
+    return html`<ti-step-card
+      role="listitem"
+      class="step-card ${s.index === this.selected ? 'selected' : ''} ${this.expanded.has(s.index) ? 'expanded' : ''}"
+      data-index=${s.index}
+      aria-selected=${s.index === this.selected ? 'true' : 'false'}
+      .step=${s}
+      .expanded=${this.expanded.has(s.index)}
+      .collapseLines=${lines}
+      .startTime=${start}
+      .label=${idx.mine.get(s.index) ?? null}
+      .otherLabels=${idx.others.get(s.index) ?? NO_LABELS}
+      .propagatedFrom=${idx.mine.get(s.index)?.origin === 'propagated' ? propagatedFrom(idx, s.index) : null}
+      .editingNote=${this.editingNote === s.index}
+      .replay=${this.stepReplay(m, s.index)}
+      .score=${this.scoreOf(s.index)}
+      .scoreRange=${this.scoresMsg?.range ?? null}
+      .scorer=${this.scoresMsg?.scorer ?? null}
+    ></ti-step-card>`;
   }
 
   /** The replay state when it belongs to the rollout shown. */

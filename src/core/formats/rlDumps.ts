@@ -165,7 +165,7 @@ export function exitCodeOf(output: string): number | null {
 }
 
 /** Short stable hash of a prompt: `prompt-sha256:<16 hex>`. */
-function promptGroup(promptText: string): string | null {
+export function promptGroup(promptText: string): string | null {
   if (promptText.trim() === '') return null;
   return `prompt-sha256:${createHash('sha256').update(promptText, 'utf8').digest('hex').slice(0, 16)}`;
 }
@@ -323,7 +323,7 @@ function chatSteps(conv: Conversation, messages: ChatMessage[], doc: JsonDoc, at
 }
 
 /** The prompt of a conversation for grouping: role and text of the messages before the first assistant message. */
-function chatPromptText(messages: ChatMessage[]): string {
+export function chatPromptText(messages: ChatMessage[]): string {
   const out: string[] = [];
   for (const m of messages) {
     if (m.role === 'assistant') break;

@@ -1,0 +1,223 @@
+/**
+ * A structural scanner over the bytes of one JSON value (one JSONL row), for the lazy rollout
+ * index: it walks objects and arrays, jumps over strings with `indexOf('"')` (a native memchr)
+ * and decodes only the small values a caller asks for. Nothing is built for the parts it skips,
+ * which is how indexing a dump costs less than `JSON.parse` of every line.
+ *
+ * Positions are byte offsets into the given buffer (a Buffer view of one row). Malformed input
+ * throws ScanError with the byte offset; the caller reads that row with the real loader to get a
+ * located error. This module never imports `vscode`.
+ */
+
+/** A row the scanner cannot walk (not JSON, or cut short), at byte `at` of the row. */
+export class ScanError extends Error {
+  constructor(
+    readonly at: number,
+    what: string,
+  ) {
+    super(`${what} at byte ${at}`);
+    this.name = 'ScanError';
+  }
+}
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const LBRACE = 123;
+const RBRACE = 125;
+const LBRACK = 91;
+const RBRACK = 93;
+const COMMA = 44;
+const COLON = 58;
+
+function isWs(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
+}
+
+/** First non-whitespace position at or after `i` (or `b.length`). */
+export function skipWs(b: Buffer, i: number): number {
+  while (i < b.length && isWs(b[i])) i++;
+  return i;
+}
+
+/** Position just after the string that opens at `i` (a `"`). Throws ScanError when it does not end. */
+export function stringEnd(b: Buffer, i: number): number {
+  // Short strings (keys, ids, types) end within a few bytes: a JS loop is cheaper than a native call.
+  const lim = Math.min(b.length, i + 33);
+  for (let k = i + 1; k < lim; k++) {
+    const c = b[k];
+    if (c === QUOTE) return k + 1;
+    if (c === BACKSLASH) break;
+  }
+  let j = i + 1;
+  for (;;) {
+    const q = b.indexOf(QUOTE, j);
+    if (q < 0) throw new ScanError(i, 'unterminated string');
+    let k = q - 1;
+    while (b[k] === BACKSLASH) k--;
+    if ((q - 1 - k) % 2 === 0) return q + 1;
+    j = q + 1;
+  }
+}
+
+/** Position just after the JSON value that starts at `i` (no whitespace before it). Throws ScanError. */
+export function valueEnd(b: Buffer, i: number): number {
+  const c = b[i];
+  if (c === QUOTE) return stringEnd(b, i);
+  if (c === LBRACE || c === LBRACK) {
+    let depth = 0;
+    const n = b.length;
+    let j = i;
+    while (j < n) {
+      const d = b[j];
+      if (d === QUOTE) {
+        j = stringEnd(b, j);
+        continue;
+      }
+      if (d === LBRACE || d === LBRACK) depth++;
+      else if (d === RBRACE || d === RBRACK) {
+        if (--depth === 0) return j + 1;
+      }
+      j++;
+    }
+    throw new ScanError(i, 'unterminated object or array');
+  }
+  let j = i;
+  while (j < b.length) {
+    const d = b[j];
+    if (d === COMMA || d === RBRACE || d === RBRACK || isWs(d)) break;
+    j++;
+  }
+  if (j === i) throw new ScanError(i, 'a value expected');
+  return j;
+}
+
+/**
+ * Called for each member of an object: the bytes of its key (`[keyStart, keyEnd)`, inside the
+ * quotes) and where its value starts. Return where the value ends when the visitor walked it
+ * itself, or -1 to let the scanner skip it.
+ */
+export type MemberVisitor = (keyStart: number, keyEnd: number, valueStart: number) => number;
+
+/** A fixed set of ASCII keys matched against key bytes without decoding them. */
+export class KeySet {
+  private readonly byLength = new Map<number, { bytes: Buffer; name: string }[]>();
+  constructor(names: readonly string[]) {
+    for (const name of names) {
+      const list = this.byLength.get(name.length) ?? [];
+      list.push({ bytes: Buffer.from(name, 'latin1'), name });
+      this.byLength.set(name.length, list);
+    }
+  }
+  /** The name whose bytes are `b[ks, ke)`, or null. */
+  match(b: Buffer, ks: number, ke: number): string | null {
+    const list = this.byLength.get(ke - ks);
+    if (!list) return null;
+    outer: for (const k of list) {
+      const kb = k.bytes;
+      for (let i = 0; i < kb.length; i++) if (b[ks + i] !== kb[i]) continue outer;
+      return k.name;
+    }
+    return null;
+  }
+}
+
+/** Walks the object that opens at `i` (a `{`); returns the position after its `}`. Throws ScanError. */
+export function forEachMember(b: Buffer, i: number, visit: MemberVisitor): number {
+  if (b[i] !== LBRACE) throw new ScanError(i, 'an object expected');
+  let j = skipWs(b, i + 1);
+  if (b[j] === RBRACE) return j + 1;
+  for (;;) {
+    if (b[j] !== QUOTE) throw new ScanError(j, 'a key expected');
+    const ks = j + 1;
+    const ke = stringEnd(b, j);
+    j = skipWs(b, ke);
+    if (b[j] !== COLON) throw new ScanError(j, 'a colon expected');
+    j = skipWs(b, j + 1);
+    const handled = visit(ks, ke - 1, j);
+    j = skipWs(b, handled >= 0 ? handled : valueEnd(b, j));
+    const c = b[j];
+    if (c === COMMA) {
+      j = skipWs(b, j + 1);
+      continue;
+    }
+    if (c === RBRACE) return j + 1;
+    throw new ScanError(j, 'a comma or } expected');
+  }
+}
+
+/** Walks the array that opens at `i` (a `[`), calling `visit(itemStart)` (same contract as MemberVisitor); returns the position after `]`. */
+export function forEachItem(b: Buffer, i: number, visit: (itemStart: number, index: number) => number): number {
+  if (b[i] !== LBRACK) throw new ScanError(i, 'an array expected');
+  let j = skipWs(b, i + 1);
+  if (b[j] === RBRACK) return j + 1;
+  for (let n = 0; ; n++) {
+    const handled = visit(j, n);
+    j = skipWs(b, handled >= 0 ? handled : valueEnd(b, j));
+    const c = b[j];
+    if (c === COMMA) {
+      j = skipWs(b, j + 1);
+      continue;
+    }
+    if (c === RBRACK) return j + 1;
+    throw new ScanError(j, 'a comma or ] expected');
+  }
+}
+
+/** Node's Buffer slices that skip the toString wrapper (present on every Buffer at run time). */
+interface FastSlices {
+  latin1Slice(start: number, end: number): string;
+  utf8Slice(start: number, end: number): string;
+}
+
+/** Parses the value at `[start, end)` with JSON.parse (for the small values a summary needs). Throws ScanError. */
+export function parseSpan(b: Buffer, start: number, end: number): unknown {
+  try {
+    return JSON.parse((b as unknown as FastSlices).utf8Slice(start, end));
+  } catch {
+    throw new ScanError(start, 'invalid JSON value');
+  }
+}
+
+/**
+ * The scalar at `[start, end)`: strings of plain ASCII without escapes, numbers, true/false/null
+ * decoded directly; anything else through parseSpan. Throws ScanError.
+ */
+export function readScalar(b: Buffer, start: number, end: number): unknown {
+  const c = b[start];
+  if (c === QUOTE) {
+    for (let k = start + 1; k < end - 1; k++) {
+      const d = b[k];
+      if (d === BACKSLASH || d >= 0x80) return parseSpan(b, start, end);
+    }
+    return (b as unknown as FastSlices).latin1Slice(start + 1, end - 1);
+  }
+  if (c === 110 && end - start === 4) return null;
+  if (c === 116 && end - start === 4) return true;
+  if (c === 102 && end - start === 5) return false;
+  if (c === 45 || (c >= 48 && c <= 57)) {
+    const n = Number((b as unknown as FastSlices).latin1Slice(start, end));
+    if (Number.isFinite(n)) return n;
+  }
+  return parseSpan(b, start, end);
+}
+
+/** True when the key bytes `[ks, ke)` are exactly the string `s` (compared as UTF-8 without escapes). */
+export function keyEquals(b: Buffer, ks: number, ke: number, s: string): boolean {
+  if (ke - ks < s.length) return false;
+  if (ke - ks === s.length) {
+    for (let i = 0; i < s.length; i++) if (b[ks + i] !== s.charCodeAt(i)) return readScalar(b, ks - 1, ke + 1) === s;
+    return true;
+  }
+  return readScalar(b, ks - 1, ke + 1) === s;
+}
+
+/** The byte at `i` (for callers telling value kinds apart: `"` string, `{` object, `[` array, `n` null). */
+export function byteAt(b: Buffer, i: number): number {
+  return b[i];
+}
+
+/** True when the bytes of `[start, end)` contain any of `needles` (ASCII). */
+export function spanIncludes(b: Buffer, start: number, end: number, ...needles: string[]): boolean {
+  const view = b.subarray(start, end);
+  return needles.some((n) => view.length >= n.length && view.includes(n, 0, 'latin1'));
+}

@@ -1,0 +1,318 @@
+/**
+ * The lazy index of a JSONL rollout dump: one pass over the file records each row's byte offset,
+ * length and line and the summary the Rollouts view lists (id, task, GRPO group, reward, resolved,
+ * step count); a rollout is parsed only when it is opened (rowLoad.ts `loadRow`).
+ *
+ * - Reading: fixed chunks (`fs.read` into one reused buffer), line breaks found with
+ *   `Buffer.indexOf`; each row summarised by the format's fast byte scan (rowSummary.ts) when
+ *   there is one, else by the real loader on that line. The event loop gets a turn after every
+ *   chunk (the reads themselves are asynchronous), so indexing never holds the thread for longer
+ *   than one chunk's work; `onProgress` gets the rows found so far after each chunk.
+ * - Formats: files the loader registry reads as one rollout per JSONL line (the row loaders:
+ *   `openai-chat`, `openai-responses`, `rllm-episode`, `openhands-eval`, the process-label rows).
+ *   Others throw NotIndexableError (the caller loads them whole).
+ * - Ids: made unique as `loadRows` does (a repeated id gets `#line<N>`, or `#<n>` for the
+ *   process-label formats); rows the loader would leave out (bad JSON, not conforming) are left
+ *   out and counted in `skipped`, with their located messages (the first 20).
+ * - Growth: a file that only grew (a running job appending rows) is indexed from where the last
+ *   pass stopped, when the bytes just before that point are unchanged; an unterminated last line
+ *   is listed when it parses and read again on the next pass (it may still be being written).
+ * - Cache: `readCachedIndex` / `writeCachedIndex` keep the index as JSON in a folder the caller
+ *   owns (the extension's storage), keyed by the file's path, valid while size and mtime match.
+ *
+ * This module never imports `vscode`.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { formatIssue, RolloutLoadError, UnknownFormatError } from '../errors';
+import { pickLoader } from '../formats/registry';
+import { makeInput } from '../load';
+import type { FormatId } from '../model';
+import { loadRow } from './rowLoad';
+import { FAST_SUMMARIZERS, type RowSummary } from './rowSummary';
+
+/** Format of the cached index; a cache of another version is ignored. */
+export const INDEX_VERSION = 1;
+
+/** Row loaders that read one rollout per JSONL line, and how they tell repeated ids apart. */
+const ROW_FORMATS: Partial<Record<FormatId, 'line' | 'ordinal'>> = {
+  'openai-chat': 'line',
+  'openai-responses': 'line',
+  'rllm-episode': 'line',
+  'openhands-eval': 'line',
+  agentprocessbench: 'ordinal',
+  processbench: 'ordinal',
+  'trl-stepwise': 'ordinal',
+};
+
+/** One indexed rollout: where its row is and what the list shows of it. */
+export interface IndexedRollout extends RowSummary {
+  /** Byte offset of the row. */
+  offset: number;
+  /** Bytes of the row (without its line break). */
+  length: number;
+  /** 1-based line. */
+  line: number;
+  /** The rollout's id in the file (baseId, made unique). */
+  id: string;
+}
+
+/** The index of one file. */
+export interface RolloutIndex {
+  version: number;
+  path: string;
+  /** Size and mtime (ms) of the file when indexed. */
+  size: number;
+  mtimeMs: number;
+  format: FormatId;
+  entries: IndexedRollout[];
+  /** Rows left out (the loader would leave them out too), and the messages of the first ones. */
+  skipped: number;
+  skippedMessages: string[];
+  /** Byte offset just after the last line break read: the next pass starts there. */
+  indexedTo: number;
+  /** Line number at `indexedTo`. */
+  nextLine: number;
+  /** Entries at the end read from an unterminated last line (dropped and read again on growth). */
+  tail: number;
+  /** Base64 of the (up to) 64 bytes before `indexedTo`: unchanged means the file only grew. */
+  check: string;
+  /** Whether the pass reached the end of the file. */
+  complete: boolean;
+}
+
+/** The file is not a JSONL dump of one rollout per line (the caller loads it whole). */
+export class NotIndexableError extends Error {
+  constructor(
+    readonly file: string,
+    why: string,
+  ) {
+    super(`${file}: not indexable: ${why}`);
+    this.name = 'NotIndexableError';
+  }
+}
+
+/** The pass was cancelled through its AbortSignal. */
+export class IndexCancelledError extends Error {
+  constructor() {
+    super('indexing cancelled');
+    this.name = 'IndexCancelledError';
+  }
+}
+
+export interface IndexProgress {
+  /** Bytes read so far (of `size`). */
+  bytes: number;
+  size: number;
+  entries: number;
+}
+
+export interface BuildIndexOptions {
+  /** An earlier index of the file (from the cache): reused when unchanged, extended when the file grew. */
+  previous?: RolloutIndex | null;
+  signal?: AbortSignal;
+  /** Bytes per read (default 4 MiB). */
+  chunkBytes?: number;
+  /** After each chunk: the index so far and the rows added by that chunk. */
+  onProgress?: (index: RolloutIndex, added: IndexedRollout[], progress: IndexProgress) => void;
+  /** Use only the real loader (tests and the benchmark's comparison). */
+  noFastPath?: boolean;
+}
+
+const HEAD_LINES = 10;
+const HEAD_MAX_BYTES = 16 * 1024 * 1024;
+const MAX_SKIPPED_MESSAGES = 20;
+
+/** Reads the first lines (at most 10, up to 16 MiB) and asks the loader registry which format the file is. */
+async function detectFormat(fh: fs.promises.FileHandle, file: string, size: number): Promise<FormatId> {
+  const want = Math.min(size, HEAD_MAX_BYTES);
+  const buf = Buffer.allocUnsafe(want);
+  let got = 0;
+  let lines = 0;
+  let cut = -1;
+  while (got < want) {
+    const { bytesRead } = await fh.read(buf, got, Math.min(1024 * 1024, want - got), got);
+    if (bytesRead === 0) break;
+    for (let i = buf.indexOf(10, got); i >= 0 && i < got + bytesRead; i = buf.indexOf(10, i + 1)) {
+      if (++lines >= HEAD_LINES) {
+        cut = i;
+        break;
+      }
+      cut = i;
+    }
+    got += bytesRead;
+    if (lines >= HEAD_LINES) break;
+  }
+  // Only whole lines (a last line cut off by the limit would not parse); the whole head when the file is that short.
+  const end = got === size ? got : cut >= 0 ? cut : got;
+  const text = buf.toString('utf8', 0, end);
+  let input;
+  try {
+    input = makeInput(file.endsWith('.jsonl') ? file : `${file}.jsonl`, text, { readText: async () => null, readBytes: async () => null, isDirectory: async () => false, list: async () => [] });
+  } catch (e) {
+    throw new NotIndexableError(file, e instanceof Error ? e.message : String(e));
+  }
+  if (input.linesKind !== 'jsonl') throw new NotIndexableError(file, 'not one JSON value per line');
+  let format: FormatId;
+  try {
+    format = pickLoader(input).id;
+  } catch (e) {
+    if (e instanceof UnknownFormatError) throw new NotIndexableError(file, 'no rollout format matches its first lines');
+    throw e;
+  }
+  if (!ROW_FORMATS[format]) throw new NotIndexableError(file, `${format} is not one rollout per line`);
+  return format;
+}
+
+/** Whether a row's bytes are only whitespace. */
+function blank(b: Buffer): boolean {
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    if (c !== 32 && c !== 9 && c !== 13 && c !== 10) return false;
+  }
+  return true;
+}
+
+async function readCheck(fh: fs.promises.FileHandle, at: number): Promise<string> {
+  const n = Math.min(64, at);
+  const b = Buffer.alloc(n);
+  if (n > 0) await fh.read(b, 0, n, at - n);
+  return b.toString('base64');
+}
+
+/**
+ * Indexes `file` (or reuses / extends `options.previous`). See the module docs.
+ * @throws NotIndexableError (not a row-per-line dump), IndexCancelledError, or the fs error reading it
+ */
+export async function buildIndex(file: string, options: BuildIndexOptions = {}): Promise<RolloutIndex> {
+  const chunkBytes = options.chunkBytes ?? 4 * 1024 * 1024;
+  const fh = await fs.promises.open(file, 'r');
+  try {
+    const st = await fh.stat();
+    const prev = options.previous && options.previous.version === INDEX_VERSION && options.previous.path === file ? options.previous : null;
+    if (prev && prev.complete && prev.size === st.size && prev.mtimeMs === st.mtimeMs) return prev;
+    let index: RolloutIndex | null = null;
+    if (prev && st.size >= prev.indexedTo && (await readCheck(fh, prev.indexedTo)) === prev.check) {
+      const entries = prev.entries.slice(0, prev.entries.length - prev.tail);
+      index = { ...prev, entries, tail: 0, size: st.size, mtimeMs: st.mtimeMs, complete: false };
+    }
+    if (!index) {
+      const format = await detectFormat(fh, file, st.size);
+      index = { version: INDEX_VERSION, path: file, size: st.size, mtimeMs: st.mtimeMs, format, entries: [], skipped: 0, skippedMessages: [], indexedTo: 0, nextLine: 1, tail: 0, check: '', complete: false };
+    }
+    const idx = index;
+    const dupStyle = ROW_FORMATS[idx.format] ?? 'line';
+    const seen = new Map<string, number>();
+    for (const e of idx.entries) seen.set(e.baseId, (seen.get(e.baseId) ?? 0) + 1);
+    const fast = options.noFastPath ? undefined : FAST_SUMMARIZERS[idx.format];
+
+    const summarise = async (row: Buffer, offset: number, line: number): Promise<RowSummary> => {
+      if (fast) {
+        try {
+          return fast(row, file, line);
+        } catch {
+          // Not what the scan expects: the real loader says why (or reads it after all).
+        }
+      }
+      const r = await loadRow(file, idx.format, { offset, length: row.length, line }, row);
+      return { baseId: r.id, taskId: r.task.id, groupId: r.groupId, reward: r.outcome.reward, resolved: r.outcome.resolved, steps: r.steps.length };
+    };
+    const add = (s: RowSummary, offset: number, length: number, line: number): IndexedRollout => {
+      const n = (seen.get(s.baseId) ?? 0) + 1;
+      seen.set(s.baseId, n);
+      const id = n > 1 ? `${s.baseId}#${dupStyle === 'line' ? `line${line}` : n}` : s.baseId;
+      const e: IndexedRollout = { offset, length, line, id, ...s };
+      idx.entries.push(e);
+      return e;
+    };
+    /** Reads one row; false when it is left out (its message kept). */
+    const row = async (b: Buffer, offset: number, line: number, isTail: boolean): Promise<IndexedRollout | null> => {
+      let len = b.length;
+      if (len && b[len - 1] === 13) len--;
+      const r = len === b.length ? b : b.subarray(0, len);
+      if (blank(r)) return null;
+      try {
+        return add(await summarise(r, offset, line), offset, len, line);
+      } catch (e) {
+        if (isTail) return null; // maybe still being written: read again next pass
+        if (!(e instanceof RolloutLoadError)) throw e;
+        idx.skipped++;
+        for (const i of e.issues) if (idx.skippedMessages.length < MAX_SKIPPED_MESSAGES) idx.skippedMessages.push(formatIssue(i));
+        return null;
+      }
+    };
+
+    // One buffer: the unfinished line of the last chunk is moved to its start and the next chunk read after it.
+    let buf = Buffer.allocUnsafe(chunkBytes * 2);
+    let pos = idx.indexedTo;
+    let line = idx.nextLine;
+    let carryLen = 0;
+    let carryStart = pos;
+    while (pos < st.size) {
+      if (options.signal?.aborted) throw new IndexCancelledError();
+      if (buf.length - carryLen < chunkBytes) {
+        const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, carryLen + chunkBytes));
+        buf.copy(bigger, 0, 0, carryLen);
+        buf = bigger;
+      }
+      const { bytesRead } = await fh.read(buf, carryLen, Math.min(chunkBytes, st.size - pos), pos);
+      if (bytesRead === 0) break;
+      const data = buf.subarray(0, carryLen + bytesRead);
+      const dataStart = carryStart;
+      pos += bytesRead;
+      const added: IndexedRollout[] = [];
+      let s = 0;
+      for (let nl = data.indexOf(10, s); nl >= 0; nl = data.indexOf(10, s)) {
+        const e = await row(data.subarray(s, nl), dataStart + s, line, false);
+        if (e) added.push(e);
+        line++;
+        s = nl + 1;
+      }
+      idx.indexedTo = dataStart + s;
+      idx.nextLine = line;
+      carryStart = dataStart + s;
+      carryLen = data.length - s;
+      if (carryLen > 0 && s > 0) buf.copy(buf, 0, s, data.length);
+      options.onProgress?.(idx, added, { bytes: pos, size: st.size, entries: idx.entries.length });
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const carry = carryLen > 0 ? buf.subarray(0, carryLen) : null;
+    if (carry) {
+      const e = await row(carry, carryStart, line, true);
+      if (e) {
+        idx.tail = 1;
+        options.onProgress?.(idx, [e], { bytes: pos, size: st.size, entries: idx.entries.length });
+      }
+    }
+    idx.check = await readCheck(fh, idx.indexedTo);
+    idx.complete = true;
+    return idx;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Where the cached index of `file` lives under `cacheDir`. */
+export function cachePathFor(cacheDir: string, file: string): string {
+  return path.join(cacheDir, `${createHash('sha256').update(path.resolve(file)).digest('hex').slice(0, 32)}.index.json`);
+}
+
+/** The cached index of `file`, or null when there is none (or it is unreadable or of another version). */
+export async function readCachedIndex(cacheDir: string, file: string): Promise<RolloutIndex | null> {
+  try {
+    const v = JSON.parse(await fs.promises.readFile(cachePathFor(cacheDir, file), 'utf8')) as RolloutIndex;
+    return v && v.version === INDEX_VERSION && v.path === file && Array.isArray(v.entries) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes the index to the cache (atomically: a temporary file renamed over the old one). */
+export async function writeCachedIndex(cacheDir: string, index: RolloutIndex): Promise<void> {
+  await fs.promises.mkdir(cacheDir, { recursive: true });
+  const target = cachePathFor(cacheDir, index.path);
+  const tmp = `${target}.${process.pid}.tmp`;
+  await fs.promises.writeFile(tmp, JSON.stringify(index));
+  await fs.promises.rename(tmp, target);
+}

@@ -1,0 +1,144 @@
+/**
+ * e2e: a 200 MB JSONL rollout dump (generated from the real NeMo-Gym sample rows, bench/genDump.ts)
+ * in code-server: the Rollouts view lists it through the lazy index (every row, its GRPO groups),
+ * the keyboard walks the tree to its last rollout, which opens in the timeline with the step count
+ * the real loader gives that row; rows appended to the file (a running job) show up.
+ *
+ * Screenshots: .test-artifacts/e2e/scale-rollouts.png (the tree at the last rollout),
+ * scale-timeline.png (the last rollout open).
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { baseOf, DUMP_SAMPLES, dumpRow, generateDump, GROUP_SIZE, sampleRows } from '../../bench/genDump';
+import { loadFile } from '../../src/core/load';
+import { ARTIFACTS, type CodeServer, closeSession, extensionWebview, makeTempDir, openSession, sample, saveFailureArtifacts, waitUntil } from './harness';
+
+const DUMP = 'big_rollouts.jsonl';
+const BYTES = 200 * 1024 * 1024;
+
+describe('e2e: a 200 MB rollout dump in code-server', function () {
+  this.timeout(600_000);
+
+  let tmp: string;
+  let workspace: string;
+  let file: string;
+  let rows = 0;
+  /** Step count of each sample row as the real loader reads the sample files. */
+  const sampleSteps: number[] = [];
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  const consoleLog: string[] = [];
+
+  const sidebar = () => page.locator('[id="workbench.parts.sidebar"]');
+  const pane = () => sidebar().locator('.pane', { has: page.locator('.pane-header', { hasText: /^Rollouts/i }) }).first();
+  const row = (label: string | RegExp) => pane().locator('.monaco-list-row', { hasText: label }).first();
+  const rowsText = async () => JSON.stringify(await pane().locator('.monaco-list-row').allInnerTexts());
+  /** A tree row's name and description (innerText runs them together). */
+  const parts = async (r: ReturnType<typeof row>) => ({
+    name: (await r.locator('.label-name').first().innerText()).trim(),
+    description: (await r.locator('.label-description').first().innerText().catch(() => '')).trim(),
+  });
+
+  before(async function () {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    for (const rel of DUMP_SAMPLES) for (const r of (await loadFile(sample(rel))).rollouts) sampleSteps.push(r.steps.length);
+    tmp = makeTempDir('ti-e2e-scale-');
+    workspace = path.join(tmp, 'workspace');
+    file = path.join(workspace, 'rl', DUMP);
+    rows = generateDump(file, BYTES).rows;
+    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
+  });
+
+  afterEach(async function () {
+    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, '');
+  });
+
+  after(async function () {
+    await closeSession(browser, server, tmp);
+  });
+
+  it('lists every row of the dump, in its GRPO groups', async () => {
+    const folderHeader = sidebar().locator('.pane-header', { hasText: /^Folders|workspace/i }).first();
+    if ((await folderHeader.count()) && (await folderHeader.getAttribute('aria-expanded')) === 'true') await folderHeader.click();
+    const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
+    await header.waitFor({ state: 'visible', timeout: 60_000 });
+    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    const groups = Math.ceil(rows / GROUP_SIZE);
+    await waitUntil(async () => {
+      const d = (await parts(row(DUMP))).description;
+      return d.startsWith(`${rows} rollouts · ${groups} groups ·`) && !/indexing/.test(d);
+    }, 240_000, async () => `the ${DUMP} row never listed ${rows} rollouts in ${groups} groups; rows: ${await rowsText()}`);
+  });
+
+  it('walks the tree to the last rollout and opens it in the timeline', async () => {
+    const fileRow = row(DUMP);
+    if ((await fileRow.getAttribute('aria-expanded')) === 'false') await fileRow.locator('.monaco-tl-twistie').click();
+    await row(new RegExp(`^group ng-task-0${GROUP_SIZE} rollouts`)).click();
+    // The groups sort by name (numbers by value): End focuses the last task's group, → opens it, End
+    // its last rollout, Enter opens that. (The tree's last rows can sit below the pane's visible part
+    // in this window, so what opened is checked in the timeline.)
+    await page.keyboard.press('End');
+    await page.waitForTimeout(500);
+    await page.keyboard.press('ArrowRight');
+    await page.waitForTimeout(1000);
+    await page.keyboard.press('End');
+    await page.waitForTimeout(500);
+    const expected = dumpRow(sampleRows(), rows - 1);
+    const steps = sampleSteps[baseOf(rows - 1, sampleSteps.length)];
+    const label = `${String(expected.instance_id)} (row ${rows})`;
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-rollouts.png') });
+    await page.keyboard.press('Enter');
+
+    const web = extensionWebview(page);
+    const stepCount = web.locator('#step-count');
+    await stepCount.waitFor({ state: 'visible', timeout: 120_000 });
+    await waitUntil(async () => new RegExp(`^${steps}\\b`).test((await stepCount.innerText()).trim()), 60_000,
+      async () => `#step-count shows "${await stepCount.innerText()}", the last rollout has ${steps} steps (row: ${label})`);
+    const picker = web.locator('.picker');
+    await waitUntil(async () => (await picker.innerText()).includes(`of ${rows}`), 30_000, async () => `the rollout picker does not say "of ${rows}": ${await picker.innerText()}`);
+    // The rollout shown is the file's last row.
+    assert.equal(await web.locator('.rollout-picker').evaluate((el: any) => el.value), String(rows - 1));
+    assert.equal((await web.locator('h1.title').innerText()).trim(), String(expected.instance_id));
+    assert.ok((await web.locator('.step-card').count()) > 0, 'no step card rendered');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-timeline.png') });
+  });
+
+  it('Find in Dump… streams the hits of a text in the 200 MB file and opens the rollout of the one picked', async () => {
+    // The instance id of task 10 (rows 41-44, from the first sample row) also matches tasks 100-109, 1000-1099:
+    // the first hit is on line 41, rollout 41.
+    const bases = sampleRows();
+    const query = String(dumpRow(bases, 40).instance_id);
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('>Trajectory Inspector: Find in Dump');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Find in Dump' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Find in' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(query);
+    await page.keyboard.press('Enter');
+    const title = page.locator('.quick-input-widget .quick-input-title');
+    await waitUntil(async () => /hits in [\d.]+ s/.test(await title.innerText()), 120_000, async () => `the search did not finish: ${await title.innerText().catch(() => '')}`);
+    const first = page.locator('.quick-input-list .monaco-list-row').first();
+    assert.match((await first.innerText()).replace(/\s+/g, ' '), /rollout 41 · line 41/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-find.png') });
+    await page.keyboard.press('Enter');
+    const web = extensionWebview(page);
+    await waitUntil(async () => (await web.locator('.rollout-picker').evaluate((el: any) => el.value)) === '40', 60_000,
+      async () => `the timeline did not switch to rollout 41: ${await web.locator('.picker').innerText().catch(() => '')}`);
+    assert.equal((await web.locator('h1.title').innerText()).trim(), query);
+  });
+
+  it('lists rows appended to the dump while it is open (a running job)', async () => {
+    const bases = sampleRows();
+    const more = Array.from({ length: 2 * GROUP_SIZE }, (_, k) => JSON.stringify(dumpRow(bases, rows + k))).join('\n') + '\n';
+    fs.appendFileSync(file, more);
+    const total = rows + 2 * GROUP_SIZE;
+    await waitUntil(async () => (await parts(row(DUMP))).description.startsWith(`${total} rollouts`), 120_000,
+      async () => `the ${DUMP} row never showed ${total} rollouts after the append; rows: ${await rowsText()}`);
+  });
+});
