@@ -2,6 +2,7 @@
 // `npm run bench [-- NAME…]`: builds, runs every bench/<name>.bench.ts (or only the named ones) one
 // after another with tsx, then composes bench/RESULTS.md from bench/results/*.md (sections of
 // benchmarks not run this time are kept from their last run). Exit status 1 when a benchmark failed.
+// `npm run bench -- --compose` only rewrites bench/RESULTS.md from the sections already there.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -10,16 +11,19 @@ import { fileURLToPath } from 'node:url';
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(BENCH);
 const all = fs.readdirSync(BENCH).filter((f) => f.endsWith('.bench.ts')).map((f) => f.slice(0, -'.bench.ts'.length)).sort();
-const wanted = process.argv.slice(2);
+const compose = process.argv.includes('--compose');
+const wanted = compose ? [] : process.argv.slice(2);
 const unknown = wanted.filter((w) => !all.includes(w));
 if (unknown.length) {
   console.error(`unknown benchmark(s): ${unknown.join(', ')} (known: ${all.join(', ') || 'none'})`);
   process.exit(2);
 }
-const names = wanted.length ? wanted : all;
+const names = compose ? [] : wanted.length ? wanted : all;
 
-const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
-if (build.status !== 0) process.exit(1);
+if (names.length) {
+  const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(1);
+}
 
 let failed = 0;
 for (const name of names) {
