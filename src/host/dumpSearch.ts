@@ -14,6 +14,7 @@ import * as vscode from 'vscode';
 import { NotIndexableError, type RolloutIndex } from '../core/scale/rolloutIndex';
 import { readRange } from '../core/scale/rowLoad';
 import { searchFile, SearchCancelledError, type SearchHit } from '../core/scale/search';
+import { findRipgrep } from './search/ripgrep';
 import { dumpIndexes } from './dumpIndexes';
 import { revealInSource, type TimelineEditorProvider } from './timelineEditor';
 
@@ -116,6 +117,7 @@ export function registerDumpSearch(timelines: TimelineEditorProvider, output: vs
     const t0 = Date.now();
     try {
       const result = await searchFile(file, q.query, {
+        rgPath: findRipgrep(vscode.env.appRoot),
         regex: q.regex,
         caseSensitive: q.caseSensitive,
         signal: ac.signal,

@@ -13,6 +13,7 @@
  */
 import * as fs from 'node:fs';
 import type { IndexedRollout } from './rolloutIndex';
+import { RipgrepUnavailableError, searchFileRipgrep } from './rgSearch';
 
 export interface SearchOptions {
   /** The query is a JavaScript regular expression (else a literal). */
@@ -28,6 +29,11 @@ export interface SearchOptions {
   previewLimit?: number;
   /** The file's index entries (sorted by offset): hits then carry the rollout they fall in. */
   entries?: readonly IndexedRollout[];
+  /**
+   * A ripgrep executable (VS Code ships one): when given, the file is searched by ripgrep (rgSearch.ts),
+   * falling back to the built-in scanner when ripgrep cannot run or rejects the regular expression.
+   */
+  rgPath?: string | null;
   /** After each chunk: the hits it found and the bytes read so far. */
   onHits?: (hits: SearchHit[], bytesRead: number, size: number) => void;
 }
@@ -62,7 +68,7 @@ export class SearchCancelledError extends Error {
 }
 
 /** Index of the entry holding byte `offset` (binary search), or null. */
-function rolloutAt(entries: readonly IndexedRollout[] | undefined, offset: number): number | null {
+export function rolloutAt(entries: readonly IndexedRollout[] | undefined, offset: number): number | null {
   if (!entries?.length) return null;
   let lo = 0;
   let hi = entries.length - 1;
@@ -75,7 +81,8 @@ function rolloutAt(entries: readonly IndexedRollout[] | undefined, offset: numbe
   return offset >= e.offset && offset < e.offset + e.length ? lo : null;
 }
 
-function preview(data: Buffer, at: number, len: number): string {
+/** Up to 60 characters either side of the match at byte `at` (length `len`) in `data`, on one line. */
+export function preview(data: Buffer, at: number, len: number): string {
   let s = Math.max(0, at - 60);
   let e = Math.min(data.length, at + len + 60);
   const nlBefore = data.lastIndexOf(10, at);
@@ -158,6 +165,20 @@ function regexMatcher(re: RegExp): (data: Buffer, from: number, end: number) => 
  * @throws SyntaxError (an invalid regular expression), SearchCancelledError, or the fs error reading the file
  */
 export async function searchFile(file: string, query: string, options: SearchOptions = {}): Promise<SearchResult> {
+  if (query === '') return { hits: [], bytes: 0, complete: true };
+  if (options.rgPath) {
+    try {
+      return await searchFileRipgrep(file, query, { ...options, rgPath: options.rgPath });
+    } catch (e) {
+      if (!(e instanceof RipgrepUnavailableError)) throw e;
+      // ripgrep could not run, or rejected a JavaScript-only regex: the built-in scanner below.
+    }
+  }
+  return searchFileScan(file, query, options);
+}
+
+/** The built-in scanner (chunked reads, Buffer.indexOf / RegExp): see the module docs. */
+export async function searchFileScan(file: string, query: string, options: SearchOptions = {}): Promise<SearchResult> {
   if (query === '') return { hits: [], bytes: 0, complete: true };
   const maxHits = options.maxHits ?? 1000;
   const previewLimit = options.previewLimit ?? 1000;

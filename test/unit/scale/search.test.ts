@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { buildIndex } from '../../../src/core/scale/rolloutIndex';
-import { searchFile, SearchCancelledError } from '../../../src/core/scale/search';
+import { searchFile, searchFileScan, SearchCancelledError } from '../../../src/core/scale/search';
 import { sample, sampleJsonl, tmpFile } from '../samples';
 
 const SWE = 'openai-responses/nemo-gym_mini_swe_agent_2_example_rollouts.jsonl';
@@ -82,5 +82,57 @@ describe('scale/search on the real NeMo-Gym sample', () => {
     ac.abort();
     await assert.rejects(searchFile(file, 'type', { signal: ac.signal }), SearchCancelledError);
     await assert.rejects(searchFile(file, '(', { regex: true }), SyntaxError);
+  });
+});
+
+describe('scale/search driven by ripgrep (rgPath): the same hits as the built-in scanner', () => {
+  const RG = process.env.TI_RG ?? '/usr/bin/rg';
+  const file = sample(SWE);
+  before(function () {
+    if (!fs.existsSync(RG)) {
+      if (process.env.CI === 'true') throw new Error(`ripgrep is missing at ${RG} (scripts/setup-test-env.sh installs it)`);
+      this.skip();
+    }
+  });
+
+  it('literal (case-sensitive and folded), quoted, regex and non-ASCII queries: identical hits, lines, rollouts and previews', async () => {
+    const index = await buildIndex(file);
+    const u = tmpFile('u.jsonl', ['{"a": "héllo wörld — ünïcode"}', '{"a": "ß ü ü"}', ''].join('\n'));
+    const cases: [string, string, { regex?: boolean; caseSensitive?: boolean }][] = [
+      [file, 'def show_versions', { caseSensitive: true }],
+      [file, 'DEF SHOW_VERSIONS', {}],
+      [file, '"command"', { caseSensitive: true }],
+      [file, 'exit code:? \\d+', { regex: true }],
+      [file, 'Traceback \\(most', { regex: true, caseSensitive: true }],
+      [u, 'ü', { regex: true, caseSensitive: true }],
+      [u, 'wörld', { caseSensitive: true }],
+    ];
+    let total = 0;
+    for (const [f, q, o] of cases) {
+      const entries = f === file ? index.entries : undefined;
+      const scan = await searchFileScan(f, q, { ...o, entries });
+      let streamed = 0;
+      const rg = await searchFile(f, q, { ...o, entries, rgPath: RG, onHits: (h) => (streamed += h.length) });
+      assert.deepEqual(rg.hits, scan.hits, `${q} ${JSON.stringify(o)}`);
+      assert.equal(streamed, rg.hits.length);
+      assert.equal(rg.complete, true);
+      total += rg.hits.length;
+    }
+    assert.ok(total > 10, `hits in all: ${total}`);
+  });
+
+  it('stops at maxHits, cancels, and falls back to the scanner for a pattern ripgrep rejects (look-ahead) or a missing rg', async () => {
+    const r = await searchFile(file, 'type', { maxHits: 3, rgPath: RG });
+    assert.equal(r.hits.length, 3);
+    assert.equal(r.complete, false);
+    const ac = new AbortController();
+    ac.abort();
+    await assert.rejects(searchFile(file, 'type', { signal: ac.signal, rgPath: RG }), SearchCancelledError);
+    const look = await searchFile(file, 'show_(?=versions)', { regex: true, rgPath: RG });
+    assert.deepEqual(look.hits, (await searchFileScan(file, 'show_(?=versions)', { regex: true })).hits);
+    assert.ok(look.hits.length > 0);
+    const missing = await searchFile(file, 'show_versions', { rgPath: '/nonexistent/rg' });
+    assert.deepEqual(missing.hits, (await searchFileScan(file, 'show_versions', {})).hits);
+    await assert.rejects(searchFile(file, '(', { regex: true, rgPath: RG }), SyntaxError);
   });
 });
