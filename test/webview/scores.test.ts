@@ -90,11 +90,15 @@ describe('webview: step scores', function () {
       const cell = page.locator(`ti-heatstrip .cell[data-index="${s.index}"]`);
       assert.equal(await cell.getAttribute('data-score'), String(s.value));
       assert.match((await cell.getAttribute('class'))!, new RegExp(`heat-${Math.min(9, Math.floor(s.value * 10))}\\b`));
+      // The step list is virtualized: bring the card into view through its heat cell (selects it).
+      await cell.click();
       const tag = page.locator(`.step-card[data-index="${s.index}"] .score-tag`);
       assert.equal((await tag.innerText()).replace(/\s+/g, ' ').trim(), `SCORE ${s.value.toFixed(2)} ${s.label}`);
     }
-    // Non-agent steps: faint cells, no tag.
+    // Non-agent steps: faint cells, no tag (on a card that is rendered).
     assert.match((await page.locator('ti-heatstrip .cell[data-index="0"]').getAttribute('class'))!, /unscored/);
+    await page.locator('ti-heatstrip .cell[data-index="0"]').click();
+    await page.locator('.step-card.selected[data-index="0"]').waitFor();
     assert.equal(await page.locator('.step-card[data-index="0"] .score-tag').count(), 0);
     // Colour comes from the heat class (no inline style attributes under the CSP).
     const low = scores.steps.reduce((a, b) => (b.value < a.value ? b : a));

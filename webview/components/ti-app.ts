@@ -1222,7 +1222,7 @@ export class TiApp extends LitElement {
     if (!sm || sm.rolloutId !== m.rollout.id) return nothing;
     const onSelect = (e: CustomEvent<{ index: number }>): void => this.select(e.detail.index, 'center');
     return html`<ti-heatstrip .steps=${m.rollout.steps} .scores=${sm} .selected=${this.selected} @select-step=${onSelect}></ti-heatstrip>
-      <ti-scrollmarks .scores=${sm} .selected=${this.selected} .cards=${() => this.renderRoot.querySelectorAll<HTMLElement>('ti-step-card')} @select-step=${onSelect}></ti-scrollmarks>`;
+      <ti-scrollmarks .scores=${sm} .stepCount=${this.rolloutMsg?.rollout.steps.length ?? 0} .selected=${this.selected} .cards=${() => this.renderRoot.querySelectorAll<HTMLElement>('ti-step-card')} @select-step=${onSelect}></ti-scrollmarks>`;
   }
 
   private scoreOf(index: number): StepScoreView | null {

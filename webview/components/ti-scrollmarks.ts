@@ -59,18 +59,27 @@ export class TiScrollmarks extends LitElement {
   @property({ attribute: false }) selected: number | null = null;
   /** The step cards to measure (index from `data-index`). */
   @property({ attribute: false }) cards: () => Iterable<HTMLElement> = () => [];
+  /** Steps in the rollout (the list is virtualized: steps without a rendered card are placed by estimate). */
+  @property({ type: Number }) stepCount = 0;
   @state() private marks: Mark[] = [];
   private readonly ro = new ResizeObserver(() => this.measure());
   private frame = 0;
+  private readonly onScroll = (): void => {
+    // Scrolling renders other cards: their measured places refine the estimates.
+    cancelAnimationFrame(this.frame);
+    this.frame = requestAnimationFrame(() => this.measure());
+  };
 
   override connectedCallback(): void {
     super.connectedCallback();
     this.ro.observe(document.documentElement);
+    window.addEventListener('scroll', this.onScroll, { passive: true });
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     this.ro.disconnect();
+    window.removeEventListener('scroll', this.onScroll);
     cancelAnimationFrame(this.frame);
   }
 
@@ -88,19 +97,21 @@ export class TiScrollmarks extends LitElement {
       if (this.marks.length) this.marks = [];
       return;
     }
-    const byIndex = new Map(m.steps.map((s) => [s.index, s]));
     const height = Math.max(1, document.documentElement.scrollHeight);
-    const marks: Mark[] = [];
-    let sel: Mark | null = null;
+    const measured = new Map<number, number>();
     for (const card of this.cards()) {
       const index = Number(card.dataset.index);
-      if (!Number.isInteger(index)) continue;
-      const at = (card.getBoundingClientRect().top + window.scrollY) / height;
-      const s = byIndex.get(index);
-      if (s && scoreWord(s.value, m.range) === 'bad') marks.push({ index, at, cls: `heat-${heatBucket(s.value, m.range)}`, title: `#${index + 1} · ${scoreTitle(s, m.range, m.scorer)}` });
-      if (index === this.selected) sel = { index, at, cls: 'sel', title: '' };
+      if (Number.isInteger(index)) measured.set(index, card.getBoundingClientRect().top + window.scrollY);
     }
-    if (sel) marks.push(sel);
+    let count = this.stepCount;
+    for (const i of measured.keys()) count = Math.max(count, i + 1);
+    for (const s of m.steps) count = Math.max(count, s.index + 1);
+    const top = placeSteps(measured, count, height);
+    const marks: Mark[] = [];
+    for (const s of m.steps) {
+      if (scoreWord(s.value, m.range) === 'bad') marks.push({ index: s.index, at: top(s.index) / height, cls: `heat-${heatBucket(s.value, m.range)}`, title: `#${s.index + 1} · ${scoreTitle(s, m.range, m.scorer)}` });
+    }
+    if (this.selected !== null && this.selected !== undefined) marks.push({ index: this.selected, at: top(this.selected) / height, cls: 'sel', title: '' });
     this.marks = marks;
   }
 
@@ -133,4 +144,33 @@ declare global {
   interface HTMLElementTagNameMap {
     'ti-scrollmarks': TiScrollmarks;
   }
+}
+
+/**
+ * Page offsets (px from the top of the document) of every step of a virtualized list: measured
+ * where a card is rendered (`measured`: step index → top), else estimated — interpolated between
+ * the nearest measured cards, or spread evenly over the space above the first / below the last one.
+ * `count` steps; `height` is the document's scroll height. Returns a lookup by step index.
+ */
+export function placeSteps(measured: ReadonlyMap<number, number>, count: number, height: number): (index: number) => number {
+  const known = [...measured.entries()].sort((a, b) => a[0] - b[0]);
+  return (i) => {
+    const exact = measured.get(i);
+    if (exact !== undefined) return exact;
+    if (!known.length) return (height * i) / Math.max(1, count);
+    const first = known[0];
+    const last = known[known.length - 1];
+    if (i < first[0]) return (first[1] * i) / Math.max(1, first[0]);
+    if (i > last[0]) return last[1] + ((height - last[1]) * (i - last[0])) / Math.max(1, count - last[0]);
+    let lo = 0;
+    let hi = known.length - 1;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (known[mid][0] < i) lo = mid;
+      else hi = mid;
+    }
+    const [ia, ta] = known[lo];
+    const [ib, tb] = known[hi];
+    return ta + ((tb - ta) * (i - ia)) / Math.max(1, ib - ia);
+  };
 }
