@@ -83,6 +83,9 @@ describe('e2e: step scores in the timeline and on the raw file', function () {
     assert.match(line, new RegExp(`builtin.*${scored.length} scored`));
     // The card of the lowest step carries its score and explanation; the outcome reward stays apart.
     const low = scored.reduce((a, b) => (b.value! < a.value! ? b : a));
+    // Jump from the heat strip to the low step (the step list is virtualized: this renders its card).
+    await web.locator(`ti-heatstrip .cell[data-index="${low.index}"]`).click();
+    await web.locator(`.step-card.selected[data-index="${low.index}"]`).waitFor({ state: 'visible', timeout: 10_000 });
     const tag = web.locator(`.step-card[data-index="${low.index}"] .score-tag`);
     assert.equal((await tag.innerText()).replace(/\s+/g, ' ').trim(), `SCORE ${low.value!.toFixed(2)} ${low.label}`);
     assert.ok((await tag.getAttribute('title'))!.includes(low.explanation!), 'the tag explains the score');
@@ -90,9 +93,6 @@ describe('e2e: step scores in the timeline and on the raw file', function () {
     const lows = scored.filter((s) => s.value! < 0.4).length;
     await waitUntil(async () => (await web.locator('ti-scrollmarks .mark:not(.sel)').count()) === lows, 10_000,
       async () => `expected ${lows} scrollbar marks, found ${await web.locator('ti-scrollmarks .mark').count()}`);
-    // Jump from the heat strip to the low step.
-    await web.locator(`ti-heatstrip .cell[data-index="${low.index}"]`).click();
-    await web.locator(`.step-card.selected[data-index="${low.index}"]`).waitFor({ state: 'visible', timeout: 10_000 });
     await page.waitForTimeout(400);
     await page.screenshot({ path: path.join(ARTIFACTS, 'scores-timeline.png') });
   });
