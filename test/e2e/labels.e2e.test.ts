@@ -177,7 +177,16 @@ describe('e2e: label five steps with the keyboard and export them', function () 
       async () => `the save dialog did not suggest <file>.trl.jsonl: ${JSON.stringify(await input.inputValue().catch(() => ''))}`);
     await page.screenshot({ path: path.join(ARTIFACTS, 'labels-export-dialog.png') });
     await typeIntoQuickInput(out);
-    await page.keyboard.press('Enter');
+    // code-server's file dialog updates its list as the path is typed and can swallow an Enter
+    // pressed meanwhile (seen in CI): accept, and accept again while the dialog is still open.
+    const dialog = page.locator('.quick-input-widget .quick-input-title', { hasText: 'Export Labels' });
+    for (let tries = 0; tries < 5; tries++) {
+      await page.waitForTimeout(300);
+      if (!(await dialog.isVisible().catch(() => false))) break;
+      if ((await input.inputValue().catch(() => out)) !== out) await typeIntoQuickInput(out);
+      await page.keyboard.press('Enter');
+      await page.waitForTimeout(1000);
+    }
 
     const text = await waitUntil(async () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : ''), 30_000,
       async () => `no export at ${out}; notifications: ${JSON.stringify(await page.locator('.notification-toast').allInnerTexts())}`);
