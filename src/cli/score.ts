@@ -26,7 +26,7 @@ import { partFailures } from './showJson';
 
 export const SCORE_USAGE = `  trajectory-inspector score <files…> [--json] [--out FILE] [--cache DIR] [--options JSON] [--timeout SEC] [--scorer -- <command…>]
                                                         score every step (built-in scorer unless --scorer); JSONL with --json/--out
-  trajectory-inspector scorer-check [--options JSON] [--timeout SEC] [--json] -- <command…>
+  trajectory-inspector scorer-check [--options JSON] [--timeout SEC] [--json] (--builtin | -- <command…>)
                                                         run a scorer through the protocol and report what it gets wrong`;
 
 declare const __VERSION__: string | undefined;

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { parseScores } from '../../src/core/labels/agreement';
 import { loadFile } from '../../src/core/load';
 import { toScoreRollout } from '../../src/core/scoring/input';
-import { scoreRollout } from '../../src/scorers/builtin/rules';
+import { RULES_VERSION, scoreRollout } from '../../src/scorers/builtin/rules';
 import { REPO_ROOT, sample, tmpDir } from '../unit/samples';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
@@ -78,13 +78,13 @@ describe('CLI score and scorer-check', function () {
     const got = parsed.scores.get(f.rollouts[0].id)!;
     for (const s of expected) assert.equal(got.get(s.index), s.value);
     const first = JSON.parse(text.split('\n')[0]);
-    assert.deepEqual(first.scorer, { name: 'builtin', version: '1.0.0', model: null });
+    assert.deepEqual(first.scorer, { name: 'builtin', version: RULES_VERSION, model: null });
   });
 
   it('score without --json prints a table; a broken scorer makes it fail with the reason and no scores', () => {
     const table = cli('score', sample(SWE));
     assert.equal(table.code, 0, table.stderr);
-    assert.match(table.stdout, /rollout .* \(builtin 1\.0\.0\)/);
+    assert.match(table.stdout, new RegExp(`rollout .* \\(builtin ${RULES_VERSION.replace(/\./g, "\\.")}\\)`));
     assert.match(table.stdout, /#12 +0\.30 +bad +error-text/);
     const broken = cli('score', sample(SWE), '--json', '--scorer', '--', process.execPath, FAKE, 'wrong-count');
     assert.equal(broken.code, 1);

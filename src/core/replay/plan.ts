@@ -134,10 +134,14 @@ export function truncationFor(rollout: Rollout): TruncationPolicy {
   }
 }
 
-/** The image for a rollout and where it came from, or null when nothing names one. */
+/**
+ * The image for a rollout and where it came from, or null when nothing names one. Order: the
+ * explicit option (CLI `--image`, the user's choice in the editor), then the longest matching
+ * `imageByFolder` entry (a user's mapping beats what the rollout recorded: the recorded image may
+ * live in a registry this engine cannot reach), then the rollout's own image, then the default setting.
+ */
 export function chooseImage(rollout: Rollout, o: PlanOptions): { image: string; source: ImageSource } | null {
   if (o.image) return { image: o.image, source: 'option' };
-  if (rollout.environment.image) return { image: rollout.environment.image, source: 'rollout' };
   if (o.imageByFolder) {
     const file = path.resolve(rollout.source.path);
     let best: { len: number; image: string } | null = null;
@@ -150,6 +154,7 @@ export function chooseImage(rollout: Rollout, o: PlanOptions): { image: string; 
     }
     if (best) return { image: best.image, source: 'folder-mapping' };
   }
+  if (rollout.environment.image) return { image: rollout.environment.image, source: 'rollout' };
   if (o.defaultImage) return { image: o.defaultImage, source: 'setting' };
   return null;
 }
@@ -208,7 +213,7 @@ export function buildPlan(rollout: Rollout, o: PlanOptions = {}): ReplayPlan {
   if (!chosen) {
     throw new ReplayPlanError(
       `No container image is known for ${path.basename(rollout.source.path)}: the rollout does not name one. ` +
-        'Pass --image IMAGE, or set trajectoryInspector.replay.image (or a folder entry in trajectoryInspector.replay.imageByFolder).',
+        'On the command line pass --image IMAGE; in the editor set trajectoryInspector.replay.image (or a folder entry in trajectoryInspector.replay.imageByFolder).',
       'no-image',
     );
   }

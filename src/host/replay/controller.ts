@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StepComparison } from '../../core/replay/compare';
-import { connect, DockerUnavailableError, sweepOrphans } from '../../core/replay/docker';
+import { connect, DockerUnavailableError, ImageMissingError, sweepOrphans } from '../../core/replay/docker';
 import { buildPlan, ReplayPlanError, type ReplayPlan } from '../../core/replay/plan';
 import { ReplaySession } from '../../core/replay/session';
 import type { Rollout } from '../../core/model';
@@ -284,22 +284,18 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     for (const w of cfg.warnings) void vscode.window.showWarningMessage(`Trajectory Inspector: ${w}`);
     const base = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(r.source.path))?.uri.fsPath;
     let plan: ReplayPlan;
+    // An image the user chose for this file after its own image was missing ("Use Another Image…").
+    const chosen = this.context.workspaceState.get<Record<string, string>>(IMAGE_CHOICES_KEY, {})[r.source.path];
     try {
-      plan = buildPlan(r, { imageByFolder: cfg.imageByFolder, baseDir: base, defaultImage: cfg.image });
+      plan = buildPlan(r, { image: chosen, imageByFolder: cfg.imageByFolder, baseDir: base, defaultImage: cfg.image });
     } catch (e) {
       if (!(e instanceof ReplayPlanError) || e.code !== 'no-image') {
         void vscode.window.showErrorMessage(`Trajectory Inspector: ${(e as Error).message}`);
         return null;
       }
-      const image = await vscode.window.showInputBox({
-        title: 'Replay: container image',
-        prompt: `${path.basename(r.source.path)} does not name the image it ran in. Which image should replay it? (Set trajectoryInspector.replay.image or .imageByFolder to skip this question.)`,
-        placeHolder: 'e.g. python:3.12-slim or a local image name',
-        ignoreFocusOut: true,
-        validateInput: (v) => (/^[\w][\w.\-/:@]*$/.test(v.trim()) ? null : 'an image reference: name[:tag] or name@sha256:…'),
-      });
+      const image = await askImage(`${path.basename(r.source.path)} does not name the image it ran in. Which image should replay it? (Set trajectoryInspector.replay.image or .imageByFolder to skip this question.)`);
       if (!image) return null;
-      plan = buildPlan(r, { image: image.trim() });
+      plan = buildPlan(r, { image });
     }
     if (!(await this.confirm(plan))) return null;
     const key = keyOf(r);
@@ -370,9 +366,16 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
       const msg = (e as Error).message;
       h.pty.note(`error: ${msg}`);
       await this.close(key, false);
-      const actions = e instanceof DockerUnavailableError ? ['Open Settings'] : [];
-      void vscode.window.showErrorMessage(`Trajectory Inspector replay: ${msg}`, ...actions).then((b) => {
-        if (b) void vscode.commands.executeCommand('workbench.action.openSettings', 'trajectoryInspector.replay.docker');
+      const actions = e instanceof DockerUnavailableError ? ['Open Settings'] : e instanceof ImageMissingError ? ['Use Another Image…'] : [];
+      void vscode.window.showErrorMessage(`Trajectory Inspector replay: ${msg}`, ...actions).then(async (b) => {
+        if (b === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'trajectoryInspector.replay.docker');
+        if (b === 'Use Another Image…') {
+          const image = await askImage(`${path.basename(r.source.path)} names image ${plan.image}, which this engine does not have. Which image should replay it? (Remembered for this file in this workspace; trajectoryInspector.replay.imageByFolder also overrides a rollout's own image.)`);
+          if (!image) return;
+          const choices = this.context.workspaceState.get<Record<string, string>>(IMAGE_CHOICES_KEY, {});
+          await this.context.workspaceState.update(IMAGE_CHOICES_KEY, { ...choices, [r.source.path]: image });
+          await this.begin(panel, r, rolloutIndex);
+        }
       });
       this.resend(panel);
       return null;
@@ -387,7 +390,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     if (confirmed.includes(digest)) return true;
     const shown = commands.slice(0, 30).map((c) => `$ ${c.length > 160 ? c.slice(0, 160) + '…' : c.replace(/\n/g, '⏎')}`);
     const detail =
-      `Image: ${plan.image} (from ${plan.imageSource})\nMode: ${plan.mode}. No network, all capabilities dropped, limits from your user settings.\n\n` +
+      `Image: ${plan.image} (${IMAGE_SOURCE_TEXT[plan.imageSource] ?? plan.imageSource})\nMode: ${plan.mode}. No network, all capabilities dropped, limits from your user settings.\n\n` +
       `${commands.length} command(s) will run:\n${shown.join('\n')}${commands.length > shown.length ? `\n… and ${commands.length - shown.length} more` : ''}`;
     const answer = await vscode.window.showWarningMessage(`Replay ${path.basename(plan.sourcePath)} in a container?`, { modal: true, detail }, 'Replay');
     if (answer !== 'Replay') return false;
@@ -481,4 +484,27 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
 /** Creates the replay controller (composition root calls this once). */
 export function registerReplay(context: vscode.ExtensionContext, timelines: TimelineEditorProvider, output: vscode.LogOutputChannel): ReplayController {
   return new ReplayController(context, timelines, output);
+}
+
+/** Where the replay image came from, in words (the confirmation dialog). */
+const IMAGE_SOURCE_TEXT: Record<string, string> = {
+  option: 'your choice',
+  rollout: 'named by the rollout',
+  'folder-mapping': 'trajectoryInspector.replay.imageByFolder',
+  setting: 'trajectoryInspector.replay.image',
+};
+
+/** workspaceState key: images the user chose per rollout file after the rollout's own was missing. */
+const IMAGE_CHOICES_KEY = 'trajectoryInspector.replay.imageChoices';
+
+/** Asks for a container image reference; undefined when dismissed. */
+async function askImage(prompt: string): Promise<string | undefined> {
+  const image = await vscode.window.showInputBox({
+    title: 'Replay: container image',
+    prompt,
+    placeHolder: 'e.g. python:3.12-slim or a local image name',
+    ignoreFocusOut: true,
+    validateInput: (v) => (/^[\w][\w.\-/:@]*$/.test(v.trim()) ? null : 'an image reference: name[:tag] or name@sha256:…'),
+  });
+  return image?.trim() || undefined;
 }

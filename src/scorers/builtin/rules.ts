@@ -4,7 +4,7 @@
  * process around it is ./main.ts. The rules are documented in docs/scoring.md (keep in step).
  *
  * Value = P(the step is good) in [0, 1], read as: start from a base (exit code 0: 0.75; exit code
- * unknown: 0.65; a finish action: 0.6), then every rule that fires either caps the value (a bad
+ * unknown (no signal either way): 0.5, neutral; a finish action: 0.6), then every rule that fires either caps the value (a bad
  * signal: the value becomes at most the cap) or, for test progress, sets it. The lowest cap wins.
  * Label: `good` ≥ 0.6 > `neutral` ≥ 0.4 > `bad`. Steps that are not the agent's (user, system,
  * environment) are not scored (value null).
@@ -29,7 +29,7 @@
 import type { ScoreRollout, ScoreStep, StepScore } from '../../core/scoring/protocol';
 
 /** Version of the rules; part of the cache key (bump on every change of a value). */
-export const RULES_VERSION = '1.0.0';
+export const RULES_VERSION = '1.1.0';
 
 /** One rule: its id, what fires it and what it does (shown in docs and tests). */
 export interface RuleInfo {
@@ -56,7 +56,7 @@ export const RULES: readonly RuleInfo[] = [
 /** Base values and caps (see the module comment). */
 export const VALUES = {
   baseExitZero: 0.75,
-  baseUnknown: 0.65,
+  baseUnknown: 0.5,
   baseFinish: 0.6,
   testsPass: 0.9,
   testsFewer: 0.8,

@@ -40,7 +40,7 @@ describe('replay plan', () => {
     assert.deepEqual(tb.steps.map((s) => s.stepIndex), [2]);
   });
 
-  it('chooses the image: option, then the rollout, then the longest folder mapping, then the setting; none = a clear error', async () => {
+  it('chooses the image: option, then the longest folder mapping, then the rollout, then the setting; none = a clear error', async () => {
     const r = await first('atif/harbor-golden_terminus2_invalid-json_ATIF-v1.5.trajectory.json');
     const samples = sample('atif').replace(/\/atif$/, '');
     assert.deepEqual(chooseImage(r, { image: 'a', defaultImage: 'd' }), { image: 'a', source: 'option' });
@@ -50,6 +50,8 @@ describe('replay plan', () => {
     assert.throws(() => buildPlan(r, {}), (e: Error) => e instanceof ReplayPlanError && e.code === 'no-image' && /--image/.test(e.message));
     const withImage = { ...r, environment: { image: 'from-rollout', workdir: null } };
     assert.deepEqual(chooseImage(withImage, { defaultImage: 'd' }), { image: 'from-rollout', source: 'rollout' });
+    assert.deepEqual(chooseImage(withImage, { imageByFolder: { [samples]: 'mapped' }, defaultImage: 'd' }), { image: 'mapped', source: 'folder-mapping' });
+    assert.deepEqual(chooseImage(withImage, { image: 'a', imageByFolder: { [samples]: 'mapped' } }), { image: 'a', source: 'option' });
     const noSteps = (await loadFile(sample('openhands/tests_runtime_trajs_basic.json'))).rollouts[0];
     assert.throws(() => buildPlan(noSteps, { image: 'x' }), (e: Error) => e instanceof ReplayPlanError && e.code === 'no-steps');
   });
