@@ -7,6 +7,7 @@
  * - Select Scorer…: the built-in scorer or a command of your own (the setting), restart, log;
  * - Restart Scorer, Cancel Scoring, Clear Score Cache.
  */
+import { parseCommandLine } from '../../core/scoring/commandLine';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { loadFile } from '../../core/load';
@@ -204,15 +205,24 @@ export function registerScoringCommands(service: ScoringService, timelines: Time
     else if (pick.id === 'custom') {
       const text = await vscode.window.showInputBox({
         title: 'Scorer command',
-        prompt: 'The executable and its arguments, separated by spaces (quote an argument with spaces in "…"). It must speak the scorer protocol; it runs only in a trusted workspace.',
+        prompt: 'The executable and its arguments, separated by spaces (quote an argument with spaces in "…"), or a JSON array as in settings.json. It must speak the scorer protocol; it runs only in a trusted workspace.',
         value: cfg.command.map((a) => (/\s/.test(a) ? `"${a}"` : a)).join(' '),
         placeHolder: 'python3 /path/to/scorers/python/ti-scorer --backend hf --model /models/prm',
       });
       if (text === undefined) return;
-      const argv = [...text.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]);
+      const argv = text.trim() === '' ? [] : parseCommandLine(text);
+      if (!argv) {
+        void vscode.window.showErrorMessage('Trajectory Inspector: the scorer command is a JSON array of strings or words separated by spaces.');
+        return;
+      }
       await conf.update('command', argv, vscode.ConfigurationTarget.Global);
     } else if (pick.id === 'restart') service.restart();
     else service.output.show(true);
+    if (pick.id === 'builtin' || pick.id === 'custom' || pick.id === 'restart') {
+      // Score what is open with the scorer chosen now: a scorer that cannot start says so at once.
+      service.reloadConfig();
+      for (const p of service.openPanels()) if (p.rollout) void service.scoreRollouts(p.uri.fsPath, [p.rollout]);
+    }
   });
 
   reg('trajectoryInspector.restartScorer', () => service.restart());
@@ -223,3 +233,4 @@ export function registerScoringCommands(service: ScoringService, timelines: Time
   });
   return vscode.Disposable.from(...subs);
 }
+

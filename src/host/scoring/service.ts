@@ -115,15 +115,20 @@ export class ScoringService implements vscode.Disposable {
       this.changed,
       this.stateChanged,
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (!e.affectsConfiguration('trajectoryInspector.scorer')) return;
-        const before = JSON.stringify([this.config.command, this.config.options, this.config.requestTimeoutMs, this.config.startTimeoutMs, this.config.idleShutdownMs]);
-        this.config = readScorerConfig();
-        const after = JSON.stringify([this.config.command, this.config.options, this.config.requestTimeoutMs, this.config.startTimeoutMs, this.config.idleShutdownMs]);
-        if (before !== after) this.resetManager();
-        for (const f of this.files.keys()) this.changed.fire(f);
+        if (e.affectsConfiguration('trajectoryInspector.scorer')) this.reloadConfig();
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.resetManager()),
     );
+  }
+
+  /** Re-reads the scorer settings; a changed command, options or timeouts stop the running scorer (the next request starts the new one). */
+  reloadConfig(): void {
+    const before = JSON.stringify([this.config.command, this.config.options, this.config.requestTimeoutMs, this.config.startTimeoutMs, this.config.idleShutdownMs]);
+    this.config = readScorerConfig();
+    const after = JSON.stringify([this.config.command, this.config.options, this.config.requestTimeoutMs, this.config.startTimeoutMs, this.config.idleShutdownMs]);
+    if (before !== after) this.resetManager();
+    // Other settings (e.g. inline) change how scores show: redraw.
+    for (const f of this.files.keys()) this.changed.fire(f);
   }
 
   get settings(): ScorerConfig {
