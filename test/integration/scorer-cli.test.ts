@@ -86,6 +86,12 @@ describe('CLI score and scorer-check', function () {
     assert.equal(table.code, 0, table.stderr);
     assert.match(table.stdout, new RegExp(`rollout .* \\(builtin ${RULES_VERSION.replace(/\./g, "\\.")}\\)`));
     assert.match(table.stdout, /#12 +0\.30 +bad +error-text/);
+    // A scorer that dies in the middle of a reply: the CLI reports it and exits (it once hung on
+    // vscode-jsonrpc's partial-message timer).
+    const cut = cli('score', sample(SWE), '--json', '--timeout', '5', '--scorer', '--', process.execPath, FAKE, 'cut-short');
+    assert.equal(cut.code, 1, cut.stderr);
+    assert.equal(cut.stdout, '');
+    assert.match(cut.stderr, /exited \(exit code 3\)/);
     const broken = cli('score', sample(SWE), '--json', '--scorer', '--', process.execPath, FAKE, 'wrong-count');
     assert.equal(broken.code, 1);
     assert.equal(broken.stdout, '');

@@ -22,7 +22,7 @@
  */
 import { spawn } from 'node:child_process';
 import { CancellationTokenSource, createMessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
-import type { ScorerCommand } from './client';
+import { stopMessageReader, type ScorerCommand } from './client';
 import { checkRolloutScores, ErrorCodes, errorCodeName, formatZodIssues, InitializeResult, Methods, PROTOCOL_VERSION, ProgressParams, ScoreResult, type ScoreRollout } from './protocol';
 
 /** One check's outcome. `warning` = passed with a remark. */
@@ -133,7 +133,8 @@ export async function checkScorer(command: ScorerCommand, opts: CheckOptions = {
   let stdoutTail = '';
   child.stdout.on('data', (d: Buffer) => (stdoutTail = (stdoutTail + d.toString('utf8')).slice(-200)));
   const streamErrors: string[] = [];
-  const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  const reader = new StreamMessageReader(child.stdout);
+  const conn = createMessageConnection(reader, new StreamMessageWriter(child.stdin));
   const brokenWaiters: (() => void)[] = [];
   conn.onError(([e]) => {
     streamErrors.push(`${e.message.split('\n')[0]}; last bytes ${JSON.stringify(stdoutTail.slice(-160))}`);
@@ -287,6 +288,7 @@ export async function checkScorer(command: ScorerCommand, opts: CheckOptions = {
     else pass('exit', 'exit code 0');
   } finally {
     conn.dispose();
+    stopMessageReader(reader);
     if (!exited) child.kill('SIGKILL');
     report.passed = checks.length > 0 && checks.every((c) => c.ok);
     if (!report.passed && stderr.trim()) log(`scorer stderr (last lines):\n${stderr.trim().split('\n').slice(-10).join('\n')}`);

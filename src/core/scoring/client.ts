@@ -93,6 +93,7 @@ const STDOUT_TAIL = 300;
 /** One running scorer process. Create with `ScorerClient.start`. */
 export class ScorerClient {
   private readonly conn: MessageConnection;
+  private reader: StreamMessageReader | null = null;
   private stderrTail = '';
   private stdoutTail = '';
   private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -115,13 +116,20 @@ export class ScorerClient {
       this.stderrBuf += d;
       const lines = this.stderrBuf.split(/\r?\n/);
       this.stderrBuf = lines.pop() ?? '';
+      // A progress bar that only ever writes \r (tqdm) never ends its line: log it in pieces.
+      if (this.stderrBuf.length > 64 * 1024) {
+        lines.push(this.stderrBuf.slice(-2000));
+        this.stderrBuf = '';
+      }
       for (const l of lines) if (l) this.log(`[scorer] ${l}`);
     });
     child.stdout!.on('data', (d: Buffer) => {
       this.stdoutTail = (this.stdoutTail + d.toString('utf8')).slice(-STDOUT_TAIL);
     });
     child.stdin!.on('error', () => {}); // EPIPE after the process died: reported by 'exit'.
-    this.conn = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+    const reader = new StreamMessageReader(child.stdout!);
+    this.reader = reader;
+    this.conn = createMessageConnection(reader, new StreamMessageWriter(child.stdin!));
     this.conn.onError(([error]) => {
       // A write error (EPIPE) or a message cut short also comes here when the process died: give
       // its exit a moment to be seen, so a crash is reported as a crash.
@@ -147,6 +155,7 @@ export class ScorerClient {
       const report = (): void => {
         this.fail(new ScorerError('crashed', `the scorer exited (${signal ? `signal ${signal}` : `exit code ${code}`})${this.tailNote()}`, null, null, this.stderrTail));
         this.conn.dispose();
+        this.stopReader();
       };
       if (child.stdout!.readableEnded) setImmediate(report);
       else {
@@ -161,6 +170,12 @@ export class ScorerClient {
       this.fail(new ScorerError('spawn', `cannot run ${command.command}: ${e.message}`));
     });
     this.conn.listen();
+  }
+
+  private stopReader(): void {
+    const r = this.reader;
+    this.reader = null;
+    if (r) stopMessageReader(r);
   }
 
   private tailNote(): string {
@@ -382,4 +397,16 @@ export class ScorerClient {
   get stderr(): string {
     return this.stderrTail;
   }
+}
+
+/**
+ * Stops a vscode-jsonrpc StreamMessageReader for good. The reader re-arms a 10 s "partial message"
+ * timer while a message is cut short (a scorer that died mid-message) and its dispose does not
+ * clear it: that timer alone kept the CLI alive forever and held the partial buffer.
+ */
+export function stopMessageReader(reader: StreamMessageReader): void {
+  const r = reader as unknown as { partialMessageTimeout: number; clearPartialMessageTimer?: () => void; dispose(): void };
+  r.partialMessageTimeout = 0;
+  r.clearPartialMessageTimer?.();
+  r.dispose();
 }
