@@ -71,6 +71,9 @@ export function compileRules(rules: readonly NormalizationRule[]): { compiled: A
 export async function renderTerminal(text: string, cols = 400): Promise<string> {
   if (!/[\r\x1b\x08\x07]/.test(text)) return text; // nothing a terminal would do differently
   const lineCount = text.split('\n').length;
+  // xterm keeps every row of its scrollback (~5 KB a row at 400 columns): a flood of lines would
+  // take gigabytes. Past these sizes lines are rendered one by one (renderLines).
+  if (lineCount > XTERM_MAX_LINES || text.length > XTERM_MAX_CHARS) return renderLines(text);
   const term = new Terminal({ cols, rows: 50, scrollback: lineCount + 100, convertEol: true, allowProposedApi: true });
   try {
     await new Promise<void>((resolve) => term.write(text, resolve));
@@ -90,6 +93,41 @@ export async function renderTerminal(text: string, cols = 400): Promise<string> 
   }
 }
 
+/** Outputs longer than this (lines or characters) skip xterm for the line-by-line renderer. */
+export const XTERM_MAX_LINES = 20_000;
+export const XTERM_MAX_CHARS = 2 * 1024 * 1024;
+
+const ESCAPE = /\x1b\[[0-?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[@-Z\\-_]/g;
+
+/**
+ * A line-by-line terminal rendering for large outputs, linear in the text: escape sequences
+ * dropped, a carriage return writes the rest of the line over its start (as a progress bar
+ * repaints), a backspace removes the character before it, a bell is dropped. Cursor movement
+ * between lines is not emulated (xterm does that for outputs under the XTERM_MAX_* sizes).
+ */
+export function renderLines(text: string): string {
+  const out: string[] = [];
+  for (const raw of text.replace(ESCAPE, '').replace(/\x07/g, '').split('\n')) {
+    let line = raw;
+    if (line.includes('\r')) {
+      let cur = '';
+      for (const seg of line.split('\r')) cur = seg + cur.slice(seg.length);
+      line = cur;
+    }
+    if (line.includes('\b')) {
+      const chars: string[] = [];
+      for (const ch of line) {
+        if (ch === '\b') chars.pop();
+        else chars.push(ch);
+      }
+      line = chars.join('');
+    }
+    out.push(line);
+  }
+  while (out.length && out[out.length - 1] === '') out.pop();
+  return out.join('\n');
+}
+
 /** Cuts `text` as the harness did: whole up to `limit`, else `head` chars + a marker + `tail` chars. */
 export function truncateLike(text: string, p: TruncationPolicy): string {
   if (p.kind === 'none' || text.length <= p.limit) return text;
@@ -102,7 +140,8 @@ export interface Normalized {
   fired: string[];
 }
 
-const TRAILING_PROMPT = /\n?[\w.-]+@[^\s:]+:[^\n]*[#$]\s*$/;
+/** A shell prompt as the whole last line (tested on that line only: a regex over the whole text backtracks quadratically on long lines). */
+const TRAILING_PROMPT = /^[\w.-]+@[^\s:]+:[^\n]*[#$]\s*$/;
 /** A prompt the text starts with: recordings put the prompt a command was typed at in this step or the one before. */
 const LEADING_PROMPT = /^[\w.-]+@[^\s:]+:\S*[#$] ?/;
 
@@ -120,14 +159,15 @@ export async function normalizeOutput(raw: string, o: { rules?: readonly Normali
   }
   text = text
     .split('\n')
-    .map((l) => l.replace(/\s+$/, ''))
+    .map((l) => l.trimEnd())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .replace(/^\n+|\n+$/g, '');
-  const noPrompt = text.replace(TRAILING_PROMPT, '');
-  if (noPrompt !== text) {
+  const lastBreak = text.lastIndexOf('\n');
+  const lastLine = text.slice(lastBreak + 1);
+  if (lastLine.length <= 4096 && TRAILING_PROMPT.test(lastLine)) {
     fired.push('trailing-prompt');
-    text = noPrompt.replace(/\n+$/, '');
+    text = text.slice(0, Math.max(0, lastBreak)).replace(/\n+$/, '');
   }
   const noLead = text.replace(LEADING_PROMPT, '');
   if (noLead !== text) {

@@ -4,7 +4,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { compareStep } from '../../../src/core/replay/compare';
-import { compileRules, DEFAULT_RULES, normalizeOutput, renderTerminal, truncateLike } from '../../../src/core/replay/normalize';
+import { compileRules, DEFAULT_RULES, normalizeOutput, renderLines, renderTerminal, truncateLike, XTERM_MAX_LINES } from '../../../src/core/replay/normalize';
 import { buildPlan, chooseImage, ReplayPlanError } from '../../../src/core/replay/plan';
 import { loadFile, loadPath } from '../../../src/core/load';
 import { sample } from '../samples';
@@ -108,5 +108,27 @@ describe('replay normalisation', () => {
     const text = await compareStep(plan, 0, { ...ok, output: ok.output.replace('14', '15') });
     assert.equal(text.diffKind, 'output');
     assert.equal(text.summary, 'output differs (line 2)');
+  });
+});
+
+describe('replay normalisation of hostile outputs', () => {
+  it('a carriage-return progress bar renders the same line by line as in xterm', async () => {
+    const bar = 'start\n' + Array.from({ length: 20 }, (_, i) => `\r[${'#'.repeat(i)}${' '.repeat(19 - i)}] ${i * 5}%`).join('') + '\ndone\x1b[0m\n';
+    assert.equal(renderLines(bar), await renderTerminal(bar));
+    assert.equal(renderLines('ab\bc\x07 \x1b[31mred\x1b[0m'), 'ac red');
+  });
+
+  it('a flood with carriage returns (printf "\\r"; yes) goes line by line, not into an xterm scrollback', async () => {
+    const flood = '\r' + 'y\n'.repeat(XTERM_MAX_LINES + 10);
+    const out = await renderTerminal(flood);
+    assert.equal(out.split('\n').length, XTERM_MAX_LINES + 10);
+  });
+
+  it('one 400,000-character line (spaces, then a character; no newline) normalises at once (the regexes were quadratic)', async () => {
+    // Quadratic trimming / prompt matching took minutes here; the mocha timeout fails the test then.
+    const line = 'a'.repeat(200_000) + ' '.repeat(200_000) + 'x';
+    const r = await normalizeOutput(line + '\nuser@host:/app$ ');
+    assert.equal(r.text, line);
+    assert.ok(r.fired.includes('trailing-prompt'));
   });
 });
