@@ -20,11 +20,26 @@ export interface ScorerIdentity {
   version: string;
   model: string | null;
   scoreRange: [number, number];
+  /**
+   * The `initialize` options the scorer was started with, as canonical JSON (keys sorted): options
+   * such as a separator, a system prompt or a positive-class index change the scores. Absent = none.
+   */
+  options?: string;
 }
 
-/** The identity of a scorer from its `initialize` result. */
-export function identityOf(info: InitializeResult): ScorerIdentity {
-  return { name: info.scorer.name, version: info.scorer.version, model: info.model, scoreRange: info.scoreRange };
+/** Canonical JSON of `initialize` options (object keys sorted at every level); '' for none / empty. */
+export function canonicalOptions(options: unknown): string {
+  if (options === undefined || options === null) return '';
+  const sort = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(sort) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])])) : v;
+  const s = JSON.stringify(sort(options));
+  return s === '{}' ? '' : s;
+}
+
+/** The identity of a scorer from its `initialize` result and the options it was started with. */
+export function identityOf(info: InitializeResult, options?: unknown): ScorerIdentity {
+  const o = canonicalOptions(options);
+  return { name: info.scorer.name, version: info.scorer.version, model: info.model, scoreRange: info.scoreRange, ...(o ? { options: o } : {}) };
 }
 
 const Entry = z.object({
@@ -35,7 +50,8 @@ const Entry = z.object({
 
 /** The cache key string of a rollout's content under a scorer. */
 export function cacheKey(id: ScorerIdentity, contentHash: string): string {
-  return JSON.stringify([id.name, id.version, id.model, id.scoreRange, contentHash]);
+  // Without options the key is what it was before options were part of it (existing caches stay valid).
+  return JSON.stringify(id.options ? [id.name, id.version, id.model, id.scoreRange, id.options, contentHash] : [id.name, id.version, id.model, id.scoreRange, contentHash]);
 }
 
 /** A score cache in one directory (created on first write). */

@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { identityOf, type ScoreCache, type ScorerIdentity } from './cache';
+import { canonicalOptions, identityOf, type ScoreCache, type ScorerIdentity } from './cache';
 import { ScorerClient, ScorerError, type ScorerCommand } from './client';
 import { contentHash, stepCount } from './input';
 import { ErrorCodes, type InitializeResult, type ScoreRollout, type StepScore } from './protocol';
@@ -220,7 +220,7 @@ export class ScorerManager {
             if (!this.disposed && this.st.kind !== 'stopped') this.recordFailure(e);
           });
           if (this.failuresInARow > 0) this.notice(`scorer ${c.info.scorer.name} restarted (attempt ${this.failuresInARow} after: ${this.lastFailure})`, 'info');
-          await this.saveHint(identityOf(c.info));
+          await this.saveHint(identityOf(c.info, this.opt.options));
           this.setState({ kind: 'ready', info: c.info });
           return c;
         } catch (e) {
@@ -308,7 +308,10 @@ export class ScorerManager {
       let todo = rollouts;
       // 1. Cache, under the identity the command had last time (no spawn when everything is cached).
       const cache = this.opt.cache;
-      const hint = this.info ? identityOf(this.info) : await this.loadHint();
+      const loaded = this.info ? identityOf(this.info, this.opt.options) : await this.loadHint();
+      // The hint is the identity of the last start; the options are this manager's own (they may have changed since).
+      const opt = canonicalOptions(this.opt.options);
+      const hint = loaded ? { ...loaded, options: opt || undefined } : null;
       if (cache && hint && !opts.noCacheRead) {
         todo = [];
         for (const r of rollouts) {
@@ -350,7 +353,7 @@ export class ScorerManager {
           continue; // restart with backoff
         }
         const info = client.info;
-        const id = identityOf(info);
+        const id = identityOf(info, this.opt.options);
         run.scorer = id;
         // A scorer restarted under another identity: what the cache holds for it may differ.
         if (cache && !opts.noCacheRead && (!hint || JSON.stringify(hint) !== JSON.stringify(id))) {
