@@ -33,7 +33,7 @@ import { loadRow } from './rowLoad';
 import { FAST_SUMMARIZERS, type RowSummary } from './rowSummary';
 
 /** Format of the cached index; a cache of another version is ignored. */
-export const INDEX_VERSION = 1;
+export const INDEX_VERSION = 2;
 
 /** Row loaders that read one rollout per JSONL line, and how they tell repeated ids apart. */
 const ROW_FORMATS: Partial<Record<FormatId, 'line' | 'ordinal'>> = {
@@ -76,7 +76,7 @@ export interface RolloutIndex {
   nextLine: number;
   /** Entries at the end read from an unterminated last line (dropped and read again on growth). */
   tail: number;
-  /** Base64 of the (up to) 64 bytes before `indexedTo`: unchanged means the file only grew. */
+  /** Fingerprint of the indexed part (readCheck: bytes before `indexedTo` and of sampled rows): unchanged means the file only grew. */
   check: string;
   /** Whether the pass reached the end of the file. */
   complete: boolean;
@@ -174,11 +174,30 @@ function blank(b: Buffer): boolean {
   return true;
 }
 
-async function readCheck(fh: fs.promises.FileHandle, at: number): Promise<string> {
+/**
+ * A fingerprint of the indexed part of the file: the 64 bytes before `at` plus the first and last
+ * 64 bytes of up to 32 rows spread over the index (a rewrite that keeps the size, swapped rows or an
+ * edited row among those sampled change it). Base64 of the bytes' SHA-1.
+ */
+async function readCheck(fh: fs.promises.FileHandle, at: number, entries: readonly IndexedRollout[] = []): Promise<string> {
+  const h = createHash('sha1');
+  const read = async (pos: number, n: number): Promise<void> => {
+    if (n <= 0 || pos < 0) return;
+    const b = Buffer.alloc(n);
+    const { bytesRead } = await fh.read(b, 0, n, pos);
+    h.update(b.subarray(0, bytesRead));
+  };
   const n = Math.min(64, at);
-  const b = Buffer.alloc(n);
-  if (n > 0) await fh.read(b, 0, n, at - n);
-  return b.toString('base64');
+  await read(at - n, n);
+  const step = Math.max(1, Math.ceil(entries.length / 32));
+  for (let i = 0; i < entries.length; i += step) {
+    const e = entries[i];
+    if (e.offset + e.length > at) break;
+    const k = Math.min(64, e.length);
+    await read(e.offset, k);
+    await read(e.offset + e.length - k, k);
+  }
+  return h.digest('base64');
 }
 
 /**
@@ -193,7 +212,10 @@ export async function buildIndex(file: string, options: BuildIndexOptions = {}):
     const prev = options.previous && options.previous.version === INDEX_VERSION && options.previous.path === file ? options.previous : null;
     if (prev && prev.complete && prev.size === st.size && prev.mtimeMs === st.mtimeMs) return prev;
     let index: RolloutIndex | null = null;
-    if (prev && st.size >= prev.indexedTo && (await readCheck(fh, prev.indexedTo)) === prev.check) {
+    // Reused and extended only when the file grew (a running job appends) and the part indexed
+    // before reads the same; the same size with a new mtime is a rewrite: index it again.
+    const grew = prev !== null && (st.size > prev.size || (!prev.complete && st.size >= prev.indexedTo));
+    if (prev && grew && (await readCheck(fh, prev.indexedTo, prev.entries.slice(0, prev.entries.length - prev.tail))) === prev.check) {
       const entries = prev.entries.slice(0, prev.entries.length - prev.tail);
       index = { ...prev, entries, tail: 0, size: st.size, mtimeMs: st.mtimeMs, complete: false };
     }
@@ -285,7 +307,7 @@ export async function buildIndex(file: string, options: BuildIndexOptions = {}):
         options.onProgress?.(idx, [e], { bytes: pos, size: st.size, entries: idx.entries.length });
       }
     }
-    idx.check = await readCheck(fh, idx.indexedTo);
+    idx.check = await readCheck(fh, idx.indexedTo, idx.entries.slice(0, idx.entries.length - idx.tail));
     idx.complete = true;
     return idx;
   } finally {

@@ -211,3 +211,23 @@ describe('scale/rolloutIndex growth, cache and bad rows', () => {
     await assert.rejects(buildIndex(f, { signal: ac.signal, chunkBytes: 1024 }), /cancelled/);
   });
 });
+
+describe('scale/rolloutIndex: a file rewritten in place', () => {
+  it('the same size with rows swapped and a reward edited is indexed again, not reused', async () => {
+    const lines = sampleText(SWE).trimEnd().split('\n');
+    const f = tmpFile('rewrite.jsonl', lines.join('\n') + '\n');
+    const before = await buildIndex(f);
+    // Swap the first two rows and flip a reward digit: same bytes in all, same size.
+    const swapped = [lines[1], lines[0], ...lines.slice(2)].join('\n') + '\n';
+    const edited = swapped.replace(/"reward": ?1\.0/, (m) => m.replace('1.0', '0.0'));
+    assert.equal(Buffer.byteLength(edited), fs.statSync(f).size);
+    fs.writeFileSync(f, edited);
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(f, later, later);
+    const again = await buildIndex(f, { previous: before });
+    const fresh = await buildIndex(f);
+    assert.deepEqual(again.entries.map((e) => [e.id, e.offset, e.length, e.reward]), fresh.entries.map((e) => [e.id, e.offset, e.length, e.reward]));
+    assert.notDeepEqual(again.entries.map((e) => e.offset), before.entries.map((e) => e.offset));
+    for (const e of again.entries) assert.equal((await loadRow(f, again.format, e)).id, e.id);
+  });
+});
