@@ -22,6 +22,7 @@
  *
  * This module never imports `vscode`.
  */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -230,7 +231,9 @@ export async function buildIndex(file: string, options: BuildIndexOptions = {}):
     const fast = options.noFastPath ? undefined : FAST_SUMMARIZERS[idx.format];
 
     const summarise = async (row: Buffer, offset: number, line: number): Promise<RowSummary> => {
-      if (fast) {
+      // The byte scan does not decode text: a row that is not valid UTF-8 goes to the real loader,
+      // which rejects it as a full load would (else it would be listed and fail only when opened).
+      if (fast && isUtf8(row)) {
         try {
           return fast(row, file, line);
         } catch {

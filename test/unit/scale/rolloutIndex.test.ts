@@ -231,3 +231,18 @@ describe('scale/rolloutIndex: a file rewritten in place', () => {
     for (const e of again.entries) assert.equal((await loadRow(f, again.format, e)).id, e.id);
   });
 });
+
+describe('scale/rolloutIndex: a row that is not valid UTF-8', () => {
+  it('is left out with its reason on the fast path as on the loader path (it was listed, then failed to open)', async () => {
+    const lines = sampleText(SWE).trimEnd().split('\n');
+    // The second row gets two bytes that are not UTF-8 inside a string (the first row tells the format).
+    const bad = Buffer.concat([Buffer.from(lines[1].slice(0, 40)), Buffer.from([0xff, 0xfe]), Buffer.from(lines[1].slice(40))]);
+    const f = path.join(tmpDir(), 'badutf8.jsonl');
+    fs.writeFileSync(f, Buffer.concat([Buffer.from(lines[0] + '\n'), bad, Buffer.from('\n' + lines.slice(2).join('\n') + '\n')]));
+    const fast = await buildIndex(f);
+    const slow = await buildIndex(f, { noFastPath: true });
+    assert.equal(fast.skipped, 1);
+    assert.deepEqual(fast.entries.map((e) => e.id), slow.entries.map((e) => e.id));
+    assert.equal(fast.entries.length, lines.length - 1);
+  });
+});
