@@ -165,10 +165,12 @@ export interface HtmlParts {
 }
 
 /**
- * The webview's HTML shell. Holds no rollout data (that comes by postMessage after `ready`), so
- * nothing from a file is ever interpolated here; the URIs come from `asWebviewUri`.
+ * A webview's HTML shell under the strict CSP (scripts and styles by nonce, nothing inline, no
+ * network): one root element and the bundle. Holds no rollout data (that comes by postMessage after
+ * `ready`), so nothing from a file is ever interpolated here; the URIs come from `asWebviewUri`.
+ * `root` is the custom element's tag, `title` the document title (both fixed strings of ours).
  */
-export function timelineHtml(p: HtmlParts): string {
+export function webviewHtml(p: HtmlParts, root: string, title: string): string {
   const csp = [
     `default-src 'none'`,
     `script-src 'nonce-${p.nonce}'`,
@@ -184,13 +186,18 @@ export function timelineHtml(p: HtmlParts): string {
 <meta http-equiv="Content-Security-Policy" content="${csp};">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${p.styleUri}" nonce="${p.nonce}">
-<title>Trajectory Inspector</title>
+<title>${title}</title>
 </head>
 <body>
-<ti-app></ti-app>
+<${root}></${root}>
 <script type="module" nonce="${p.nonce}" src="${p.scriptUri}"></script>
 </body>
 </html>`;
+}
+
+/** The timeline's HTML shell (see webviewHtml). */
+export function timelineHtml(p: HtmlParts): string {
+  return webviewHtml(p, 'ti-app', 'Trajectory Inspector');
 }
 
 /**

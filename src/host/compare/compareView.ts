@@ -16,7 +16,7 @@ import type {
   GroupMessage,
 } from '../../shared/compareProtocol';
 import { labelState } from '../rolloutTree';
-import { fileLabel, stepGist } from '../present';
+import { fileLabel, stepGist, webviewHtml, type HtmlParts } from '../present';
 
 /** A current label of any annotator (core `CurrentLabel` fields the view needs). */
 export interface LabelLike {
@@ -169,27 +169,6 @@ export function groupMessage(title: string, source: string, groupId: string | nu
 }
 
 /** The HTML shell of the compare page (same CSP as the timeline; no data in it). */
-export function compareHtml(p: { cspSource: string; nonce: string; scriptUri: string; styleUri: string }): string {
-  const csp = [
-    `default-src 'none'`,
-    `script-src 'nonce-${p.nonce}'`,
-    `style-src ${p.cspSource} 'nonce-${p.nonce}'`,
-    `font-src ${p.cspSource}`,
-    `img-src ${p.cspSource} data:`,
-    `connect-src 'none'`,
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp};">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${p.styleUri}" nonce="${p.nonce}">
-<title>Compare Rollouts</title>
-</head>
-<body>
-<ti-compare></ti-compare>
-<script type="module" nonce="${p.nonce}" src="${p.scriptUri}"></script>
-</body>
-</html>`;
+export function compareHtml(p: HtmlParts): string {
+  return webviewHtml(p, 'ti-compare', 'Compare Rollouts');
 }
