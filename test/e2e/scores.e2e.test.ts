@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { loadFile } from '../../src/core/load';
 import { toScoreRollout } from '../../src/core/scoring/input';
-import { scoreRollout } from '../../src/scorers/builtin/rules';
+import { RULES_VERSION, scoreRollout } from '../../src/scorers/builtin/rules';
 import {
   ARTIFACTS, REPO_ROOT, type CodeServer, extensionWebview, makeTempDir, quickOpen, sample, waitUntil, openSession, saveFailureArtifacts, closeSession,
 } from './harness';
@@ -124,7 +124,7 @@ describe('e2e: step scores in the timeline and on the raw file', function () {
     });
     await waitUntil(async () => {
       const t = (await hover.first().innerText()).replace(/\s+/g, ' ');
-      return t.includes(low.explanation!) && /scorer builtin 1\.0\.0/.test(t);
+      return t.includes(low.explanation!) && t.includes(`scorer builtin ${RULES_VERSION}`);
     }, 10_000, async () => `the hover lacks the explanation ${JSON.stringify(low.explanation)} or the scorer: ${JSON.stringify(await hover.first().innerText())}`);
     assert.ok(await ref.isVisible());
     await page.screenshot({ path: path.join(ARTIFACTS, 'scores-raw-file.png') });
@@ -151,7 +151,14 @@ describe('e2e: step scores in the timeline and on the raw file', function () {
 
   it('a scorer that crashes mid-batch: the timeline says why and shows no score; Score Rollout restarts it and the scores come', async () => {
     const mark = path.join(tmp, 'crashed-once');
-    // Select Scorer… → Scorer command… → the command typed into the input box.
+    // One timeline at a time, so the webview found below is this rollout's; it has built-in scores.
+    await runCommand('View: Close All Editors');
+    await page.waitForTimeout(500);
+    await quickOpen(page, MINI_REL);
+    const web = extensionWebview(page);
+    await waitUntil(async () => (await web.locator('ti-heatstrip .cell[data-score]:not([data-score=""])').count()) > 0, 60_000, () => 'no built-in scores on the mini-swe-agent timeline');
+    // Select Scorer… → Scorer command… → the command typed into the input box: the open timeline
+    // is scored with it at once, and the scorer crashes.
     await runCommand('Trajectory Inspector: Select Scorer');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Scorer command' }).first().waitFor({ state: 'visible', timeout: 10_000 });
     await page.keyboard.type('Scorer command');
@@ -164,12 +171,6 @@ describe('e2e: step scores in the timeline and on the raw file', function () {
     await page.locator('.statusbar-item', { hasText: 'fake-scorer.js' }).first().waitFor({ state: 'visible', timeout: 30_000 }).catch(async () => {
       throw new Error(`the status bar never named the new scorer: ${JSON.stringify(await page.locator('.statusbar-item').allInnerTexts())}`);
     });
-    // One timeline at a time, so the webview found below is this rollout's.
-    await runCommand('View: Close All Editors');
-    await page.waitForTimeout(500);
-
-    await quickOpen(page, MINI_REL);
-    const web = extensionWebview(page);
     await web.locator('ti-heatstrip .error', { hasText: 'scoring failed' }).waitFor({ state: 'visible', timeout: 60_000 }).catch(async () => {
       throw new Error(`the timeline never said scoring failed; strip: ${JSON.stringify(await web.locator('ti-heatstrip').innerText().catch(() => ''))}`);
     });
