@@ -1076,24 +1076,26 @@ export class TiApp extends LitElement {
       }));
       return;
     }
-    // Not rendered (virtualized away): the virtualizer scrolls to it and renders it.
-    const list = this.renderRoot.querySelector('main.timeline') as (HTMLElement & { [virtualizerRef]?: { element(i: number): { scrollIntoView(o?: ScrollIntoViewOptions): void } | undefined } }) | null;
-    const v = list?.[virtualizerRef];
+    // Not rendered (virtualized away): the virtualizer scrolls to it and renders it. On a first
+    // render the virtualizer may not exist or have no layout yet: try again on later frames (up to
+    // ~2 s), then scroll the card itself once it is rendered (the virtualizer's place is an estimate).
     const scroll = (tries: number): void => {
       if (this.pendingReveal) return; // a newer reveal takes over
+      if (this.selected !== reveal.index && tries < 120) return; // the user moved on meanwhile
       const card = this.renderRoot.querySelector<TiStepCard>(`ti-step-card[data-index="${reveal.index}"]`);
       if (card) {
         card.scrollIntoView({ block: reveal.block });
         return;
       }
+      const list = this.renderRoot.querySelector('main.timeline') as (HTMLElement & { [virtualizerRef]?: { element(i: number): { scrollIntoView(o?: ScrollIntoViewOptions): void } | undefined } }) | null;
       try {
-        v?.element(reveal.index)?.scrollIntoView({ block: reveal.block });
+        list?.[virtualizerRef]?.element(reveal.index)?.scrollIntoView({ block: reveal.block });
       } catch {
-        // The virtualizer has no layout yet (first render): try again next frame.
-        if (tries > 0) requestAnimationFrame(() => scroll(tries - 1));
+        // no layout yet
       }
+      if (tries > 0) requestAnimationFrame(() => scroll(tries - 1));
     };
-    scroll(10);
+    scroll(120);
   }
 
   /** Keeps `--dock-height` (the sticky dock's height) current, so revealed cards land below it. */
