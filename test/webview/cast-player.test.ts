@@ -18,6 +18,7 @@ import { sample } from '../unit/samples';
 import {
   ARTIFACTS,
   cspViolations,
+  finishPage,
   launchChromium,
   postToWebview,
   sent,
@@ -96,15 +97,7 @@ describe('webview: terminal player and reference labels', function () {
   });
 
   afterEach(async function () {
-    if (!page) return;
-    if (this.currentTest?.state === 'failed') {
-      const name = (this.currentTest.title ?? 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase();
-      await page.screenshot({ path: path.join(ARTIFACTS, `FAILED-${name}.png`) }).catch(() => undefined);
-    } else {
-      assert.deepEqual(await cspViolations(page), [], 'the page violated its CSP');
-      assert.deepEqual(problems.errors, [], 'the page logged errors');
-    }
-    await page.close();
+    await finishPage(this, page, problems);
   });
 
   async function open(size = { width: 1200, height: 950 }): Promise<Page> {

@@ -5,6 +5,7 @@
  *
  * No VS Code: the host side is the test, which posts the messages the host would post.
  */
+import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -153,4 +154,29 @@ export async function postToWebview(page: Page, msg: HostMessage): Promise<void>
 /** Waits for the webview's `ready` handshake. */
 export async function waitForReady(page: Page): Promise<void> {
   await page.waitForFunction(() => (window.__sent as { type: string }[]).some((m) => m.type === 'ready'));
+}
+
+/**
+ * The end of a webview test (call from `afterEach` with mocha's context): a failed test leaves a
+ * screenshot `FAILED-<prefix><title>.png` (or `FAILED-<prefix>.png` when `perTest` is false) in
+ * ARTIFACTS; a passed one must have logged no page error, violated no CSP rule and, when
+ * `dialogs` is set, opened no dialog. Closes the page either way.
+ */
+export async function finishPage(
+  ctx: Mocha.Context,
+  page: Page | undefined,
+  problems: PageProblems,
+  o: { prefix?: string; perTest?: boolean; dialogs?: boolean } = {},
+): Promise<void> {
+  if (!page) return;
+  if (ctx.currentTest?.state === 'failed') {
+    const name = o.perTest === false ? '' : (ctx.currentTest.title ?? 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase();
+    const file = `FAILED-${o.prefix ?? ''}${name}`.replace(/-$/, '');
+    await page.screenshot({ path: path.join(ARTIFACTS, `${file}.png`) }).catch(() => undefined);
+  } else {
+    assert.deepEqual(problems.errors, [], 'the page logged errors');
+    if (o.dialogs) assert.deepEqual(problems.dialogs, [], 'the page opened a dialog');
+    assert.deepEqual(await cspViolations(page), [], 'the page violated its CSP');
+  }
+  await page.close();
 }

@@ -14,7 +14,18 @@ import { LabelSession } from '../../src/host/labelSession';
 import { rolloutMessage } from '../../src/host/present';
 import type { LabelsMessage, WebviewMessage } from '../../src/shared/protocol';
 import { sample } from '../unit/samples';
-import { ARTIFACTS, cspViolations, launchChromium, postToWebview, sent, startHarness, waitForReady, watchProblems, type Harness, type PageProblems } from './harness';
+import {
+  ARTIFACTS,
+  finishPage,
+  launchChromium,
+  postToWebview,
+  sent,
+  startHarness,
+  waitForReady,
+  watchProblems,
+  type Harness,
+  type PageProblems,
+} from './harness';
 
 /** SWE-agent 0.7: system, user, then 14 agent steps. */
 const SWE_AGENT = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
@@ -60,15 +71,7 @@ describe('webview: labelling', function () {
     await stopHost?.();
     stopHost = null;
     if (page) {
-      if (this.currentTest?.state === 'failed') {
-        const name = (this.currentTest.title ?? 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase();
-        await page.screenshot({ path: path.join(ARTIFACTS, `FAILED-labels-${name}.png`) }).catch(() => undefined);
-      } else {
-        assert.deepEqual(problems.errors, [], 'the page logged errors');
-        assert.deepEqual(problems.dialogs, [], 'the page opened a dialog');
-        assert.deepEqual(await cspViolations(page), [], 'the page violated its CSP');
-      }
-      await page.close();
+      await finishPage(this, page, problems, { prefix: 'labels-', dialogs: true });
     }
     fs.rmSync(tmp, { recursive: true, force: true });
   });

@@ -14,7 +14,18 @@ import { buildPlan } from '../../src/core/replay/plan';
 import { rolloutMessage } from '../../src/host/present';
 import type { ReplayStateMessage } from '../../src/shared/protocol';
 import { sample } from '../unit/samples';
-import { ARTIFACTS, cspViolations, launchChromium, postToWebview, sent, startHarness, waitForReady, watchProblems, type Harness, type PageProblems } from './harness';
+import {
+  ARTIFACTS,
+  finishPage,
+  launchChromium,
+  postToWebview,
+  sent,
+  startHarness,
+  waitForReady,
+  watchProblems,
+  type Harness,
+  type PageProblems,
+} from './harness';
 
 const SWE = 'swe-agent/6e44b9__sweagenttestrepo-1c2844.traj';
 
@@ -52,14 +63,7 @@ describe('webview: replay controls', function () {
     await page.locator('.step-card').first().waitFor();
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') {
-      await page.screenshot({ path: path.join(ARTIFACTS, 'FAILED-replay.png') }).catch(() => undefined);
-    } else {
-      assert.deepEqual(problems.errors, []);
-      assert.deepEqual(problems.dialogs, []);
-      assert.deepEqual(await cspViolations(page), []);
-    }
-    await page.close();
+    await finishPage(this, page, problems, { prefix: 'replay', perTest: false, dialogs: true });
   });
 
   it('unavailable (untrusted workspace): the bar says why and offers no control', async () => {

@@ -15,7 +15,18 @@ import { rolloutMessage } from '../../src/host/present';
 import type { ScoresMessage } from '../../src/shared/protocol';
 import { scoreRollout } from '../../src/scorers/builtin/rules';
 import { sample } from '../unit/samples';
-import { ARTIFACTS, cspViolations, launchChromium, postToWebview, sent, startHarness, waitForReady, watchProblems, type Harness, type PageProblems } from './harness';
+import {
+  ARTIFACTS,
+  finishPage,
+  launchChromium,
+  postToWebview,
+  sent,
+  startHarness,
+  waitForReady,
+  watchProblems,
+  type Harness,
+  type PageProblems,
+} from './harness';
 
 const SWE_AGENT = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
 
@@ -59,15 +70,7 @@ describe('webview: step scores', function () {
   });
 
   afterEach(async function () {
-    if (!page) return;
-    if (this.currentTest?.state === 'failed') {
-      const name = (this.currentTest.title ?? 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase();
-      await page.screenshot({ path: path.join(ARTIFACTS, `FAILED-scores-${name}.png`) }).catch(() => undefined);
-    } else {
-      assert.deepEqual(problems.errors, [], 'the page logged errors');
-      assert.deepEqual(await cspViolations(page), [], 'the page violated its CSP');
-    }
-    await page.close();
+    await finishPage(this, page, problems, { prefix: 'scores-' });
   });
 
   async function open(): Promise<Page> {

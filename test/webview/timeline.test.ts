@@ -16,7 +16,7 @@ import type { RolloutMessage, WebviewMessage } from '../../src/shared/protocol';
 import { sample } from '../unit/samples';
 import {
   ARTIFACTS,
-  cspViolations,
+  finishPage,
   launchChromium,
   postToWebview,
   sent,
@@ -99,16 +99,7 @@ describe('webview: timeline', function () {
   }
 
   afterEach(async function () {
-    if (!page) return;
-    if (this.currentTest?.state === 'failed') {
-      const name = (this.currentTest.title ?? 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase();
-      await page.screenshot({ path: path.join(ARTIFACTS, `FAILED-${name}.png`), fullPage: false }).catch(() => undefined);
-    } else {
-      assert.deepEqual(problems.errors, [], 'the page logged errors');
-      assert.deepEqual(problems.dialogs, [], 'the page opened a dialog');
-      assert.deepEqual(await cspViolations(page), [], 'the page violated its CSP');
-    }
-    await page.close();
+    await finishPage(this, page, problems, { dialogs: true });
   });
 
   it('posts ready first, with no state on a first open', async () => {
