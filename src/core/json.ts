@@ -121,6 +121,8 @@ export function tooDeepAt(text: string, max = MAX_JSON_DEPTH): number {
  */
 export class JsonDoc {
   private treeCache: jsonc.Node | undefined;
+  /** Set for a document that stands for item `itemIndex` of a top-level array (see `arrayItem`). */
+  private itemIndex: number | null = null;
   private constructor(
     readonly file: string,
     readonly text: string,
@@ -157,6 +159,20 @@ export class JsonDoc {
     return new JsonDoc(file, text, value, baseOffset, lines);
   }
 
+  /**
+   * `item` (one item of a top-level array, parsed alone from its text and positioned in the file)
+   * seen as that array: `value` holds only index `index` (a sparse array), and paths, pointers and
+   * ranges are those of the whole file's document (`[index, …]`), as if the file had been parsed
+   * whole. For reading one rollout of a large JSON array file (scale/arrayIndex.ts).
+   */
+  static arrayItem(item: JsonDoc, index: number): JsonDoc {
+    const value: unknown[] = [];
+    value[index] = item.value;
+    const d = new JsonDoc(item.file, item.text, value, item.baseOffset, item.lines);
+    d.itemIndex = index;
+    return d;
+  }
+
   private get tree(): jsonc.Node | undefined {
     if (!this.treeCache) this.treeCache = jsonc.parseTree(this.text);
     return this.treeCache;
@@ -164,6 +180,10 @@ export class JsonDoc {
 
   /** Range (file offsets) of the value at `path`, or null when the path does not exist. */
   rangeOf(path: JsonPath): SourceRange | null {
+    if (this.itemIndex !== null) {
+      if (path.length === 0 || path[0] !== this.itemIndex) return null;
+      path = path.slice(1);
+    }
     const root = this.tree;
     if (!root) return null;
     const node = path.length === 0 ? root : jsonc.findNodeAtLocation(root, path);

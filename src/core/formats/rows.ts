@@ -42,6 +42,8 @@ export function rowRefs(input: LoadInput): (() => RowRef)[] {
   if (input.lines) return input.lines.map((line, index) => () => ({ doc: input.parseLine(line), at: [], line, index }));
   const doc = input.doc;
   if (!doc) return [];
+  const item = input.item;
+  if (item !== undefined && Array.isArray(doc.value)) return [() => ({ doc, at: [item], line: null, index: item })];
   if (Array.isArray(doc.value)) return doc.value.map((_, index) => () => ({ doc, at: [index], line: null, index }));
   return [() => ({ doc, at: [], line: null, index: 0 })];
 }

@@ -58,6 +58,11 @@ export interface LoadInput {
    * the parts it left out while loading the rest; loadFile returns them as `LoadedFile.issues`.
    */
   issues?: LocatedIssue[];
+  /**
+   * Set when the input is one item of a large top-level JSON array read alone (scale/arrayIndex.ts):
+   * `doc.value` holds only this index and the row loaders read only that row (rows.ts `rowRefs`).
+   */
+  item?: number;
 }
 
 export type Detection = { accept: true; confidence: number } | { accept: false; reason: string };

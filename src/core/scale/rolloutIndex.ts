@@ -30,14 +30,15 @@ import { formatIssue, RolloutLoadError, UnknownFormatError } from '../errors';
 import { pickLoader } from '../formats/registry';
 import { makeInput } from '../load';
 import type { FormatId } from '../model';
+import { buildArrayIndex, startsWithArray } from './arrayIndex';
 import { loadRow } from './rowLoad';
 import { FAST_SUMMARIZERS, type RowSummary } from './rowSummary';
 
 /** Format of the cached index; a cache of another version is ignored. */
 export const INDEX_VERSION = 2;
 
-/** Row loaders that read one rollout per JSONL line, and how they tell repeated ids apart. */
-const ROW_FORMATS: Partial<Record<FormatId, 'line' | 'ordinal'>> = {
+/** Row loaders that read one rollout per JSONL line (or top-level array item), and how they tell repeated ids apart. */
+export const ROW_FORMATS: Partial<Record<FormatId, 'line' | 'ordinal'>> = {
   'openai-chat': 'line',
   'openai-responses': 'line',
   'rllm-episode': 'line',
@@ -57,11 +58,17 @@ export interface IndexedRollout extends RowSummary {
   line: number;
   /** The rollout's id in the file (baseId, made unique). */
   id: string;
+  /** Entries of a JSON array file only (arrayIndex.ts): 1-based column and UTF-16 offset of the item's first character, its index in the array. */
+  column?: number;
+  charOffset?: number;
+  item?: number;
 }
 
 /** The index of one file. */
 export interface RolloutIndex {
   version: number;
+  /** `array`: the file is one JSON document, a top-level array of rows (arrayIndex.ts); absent for JSONL. */
+  kind?: 'array';
   path: string;
   /** Size and mtime (ms) of the file when indexed. */
   size: number;
@@ -83,7 +90,7 @@ export interface RolloutIndex {
   complete: boolean;
 }
 
-/** The file is not a JSONL dump of one rollout per line (the caller loads it whole). */
+/** The file is not a JSONL dump of one rollout per line nor a JSON array of such rows (the caller loads it whole). */
 export class NotIndexableError extends Error {
   constructor(
     readonly file: string,
@@ -180,7 +187,7 @@ function blank(b: Buffer): boolean {
  * 64 bytes of up to 32 rows spread over the index (a rewrite that keeps the size, swapped rows or an
  * edited row among those sampled change it). Base64 of the bytes' SHA-1.
  */
-async function readCheck(fh: fs.promises.FileHandle, at: number, entries: readonly IndexedRollout[] = []): Promise<string> {
+export async function readCheck(fh: fs.promises.FileHandle, at: number, entries: readonly IndexedRollout[] = []): Promise<string> {
   const h = createHash('sha1');
   const read = async (pos: number, n: number): Promise<void> => {
     if (n <= 0 || pos < 0) return;
@@ -203,6 +210,8 @@ async function readCheck(fh: fs.promises.FileHandle, at: number, entries: readon
 
 /**
  * Indexes `file` (or reuses / extends `options.previous`). See the module docs.
+ * A file not named `.jsonl` whose top level is a JSON array goes to arrayIndex.ts `buildArrayIndex`;
+ * another `.json` file throws NotIndexableError.
  * @throws NotIndexableError (not a row-per-line dump), IndexCancelledError, or the fs error reading it
  */
 export async function buildIndex(file: string, options: BuildIndexOptions = {}): Promise<RolloutIndex> {
@@ -210,7 +219,12 @@ export async function buildIndex(file: string, options: BuildIndexOptions = {}):
   const fh = await fs.promises.open(file, 'r');
   try {
     const st = await fh.stat();
-    const prev = options.previous && options.previous.version === INDEX_VERSION && options.previous.path === file ? options.previous : null;
+    // One JSON document whose top level is an array of rows: its items are indexed (arrayIndex.ts).
+    if (!/\.jsonl$/i.test(file)) {
+      if (await startsWithArray(fh, st.size)) return await buildArrayIndex(fh, file, st, options);
+      if (/\.json$/i.test(file)) throw new NotIndexableError(file, 'one JSON document that is not a top-level array of rows');
+    }
+    const prev = options.previous && options.previous.version === INDEX_VERSION && options.previous.path === file && !options.previous.kind ? options.previous : null;
     if (prev && prev.complete && prev.size === st.size && prev.mtimeMs === st.mtimeMs) return prev;
     let index: RolloutIndex | null = null;
     // Reused and extended only when the file grew (a running job appends) and the part indexed

@@ -1,0 +1,358 @@
+/**
+ * The lazy index of a large single JSON file whose top level is an array of rollout rows (a chat /
+ * NeMo-Gym / rLLM dump written with `json.dump(rows)`, a process-label dataset such as ProcessBench's
+ * `gsm8k.json`): one pass over the bytes records each item's byte offset and length, its line,
+ * column and UTF-16 offset in the file, and the summary the Rollouts view lists; an item is parsed
+ * only when its rollout is opened (`loadItem`), with the format's real loader, so a rollout read
+ * through the index equals the full load's (ids, ranges, lines, issues and their pointers
+ * `/<item>/…`). The file is never decoded or parsed whole, so files above V8's longest string
+ * (~512 MiB, which `loadFile` cannot read) are indexed too.
+ *
+ * - Reading: fixed chunks into one buffer; items are delimited by jsonScan.ts `valueEnd` (strings
+ *   jumped with indexOf, nothing built); an item not complete in the buffer is read again with the
+ *   next chunk (the buffer grows for an item larger than a chunk). After every chunk `onProgress`
+ *   gets the rows found so far and the event loop gets a turn.
+ * - Formats: the row formats of rolloutIndex.ts (one rollout per item; detected from the first
+ *   item as `loadFile` detects from `doc.value[0]`). Others throw NotIndexableError.
+ * - Bad items: an item the loader rejects (not conforming, or not valid JSON inside balanced
+ *   brackets) is left out with its located message and the others are listed (a full load would
+ *   leave out a non-conforming row too, but fails the whole file on a syntax error). An array that
+ *   is cut off (a file still being written) or broken between items lists the items before that
+ *   point, with a message saying where.
+ * - Validity: the index is reused while size, mtime and the fingerprint (rolloutIndex.ts
+ *   `readCheck`) match; any other change indexes the file again (a JSON document is not valid until
+ *   it is closed, so there is no growth to extend).
+ *
+ * This module never imports `vscode`.
+ */
+import { isAscii, isUtf8 } from 'node:buffer';
+import type * as fs from 'node:fs';
+import { formatIssue, RolloutLoadError, UnknownFormatError, type LocatedIssue } from '../errors';
+import { LOADERS, pickLoader } from '../formats/registry';
+import type { FileAccess, LoadInput } from '../formats/types';
+import { JsonDoc, LineIndex } from '../json';
+import { decodeUtf8, makeInput } from '../load';
+import type { FormatId, Rollout } from '../model';
+import { nodeFiles } from '../nodeFiles';
+import { ScanError, skipWs, valueEnd } from './jsonScan';
+import { IndexCancelledError, INDEX_VERSION, NotIndexableError, readCheck, ROW_FORMATS, type BuildIndexOptions, type IndexedRollout, type RolloutIndex } from './rolloutIndex';
+import { readRange } from './rowLoad';
+import { FAST_SUMMARIZERS, type RowSummary } from './rowSummary';
+
+/** Where one item of a top-level array lives in its file. */
+export interface ItemLocation {
+  /** Byte offset and length of the item. */
+  offset: number;
+  length: number;
+  /** 1-based line and column (UTF-16 units) of its first character. */
+  line: number;
+  column: number;
+  /** UTF-16 offset of its first character in the decoded file (what source ranges count). */
+  charOffset: number;
+  /** 0-based index of the item in the array (bad items included). */
+  item: number;
+}
+
+/** Line positions of an item's text that starts at line `firstLine`, column `firstColumn`, UTF-16 offset `base` of the file. */
+class ItemLineIndex extends LineIndex {
+  constructor(
+    text: string,
+    private readonly firstLine: number,
+    private readonly firstColumn: number,
+    private readonly base: number,
+  ) {
+    super(text);
+  }
+  override position(offset: number): { line: number; column: number } {
+    const p = super.position(Math.max(0, offset - this.base));
+    return { line: p.line + this.firstLine - 1, column: p.line === 1 ? p.column + this.firstColumn - 1 : p.column };
+  }
+}
+
+/** Issues of an item read alone, placed in the file: pointers under `/<item>`, positions of the item's text moved to its line/column. */
+function placeIssues(e: RolloutLoadError, at: ItemLocation, relative: boolean): RolloutLoadError {
+  const issues: LocatedIssue[] = e.issues.map((i) => {
+    const pointer = i.pointer === null || i.pointer.startsWith(`/${at.item}/`) || i.pointer === `/${at.item}` ? i.pointer : `/${at.item}${i.pointer}`;
+    if (!relative || i.line === null) return { ...i, pointer };
+    return { ...i, pointer, line: i.line + at.line - 1, column: i.line === 1 && i.column !== null ? i.column + at.column - 1 : i.column };
+  });
+  return new RolloutLoadError(e.file, e.format, issues);
+}
+
+/** The loader input of one item: its document seen as the file's array (JsonDoc.arrayItem), `item` set. */
+export function itemInput(file: string, text: string, at: ItemLocation, files: FileAccess = nodeFiles): LoadInput {
+  let doc: JsonDoc;
+  try {
+    doc = JsonDoc.parse(file, text, at.charOffset, new ItemLineIndex(text, at.line, at.column, at.charOffset), true);
+  } catch (e) {
+    // Positions are already the file's (the line index is placed); the pointer gets the item's index.
+    throw e instanceof RolloutLoadError ? placeIssues(e, at, false) : e;
+  }
+  return {
+    path: file,
+    text,
+    doc: JsonDoc.arrayItem(doc, at.item),
+    lines: null,
+    parseLine: () => {
+      throw new Error('one item of a JSON array, not JSON Lines');
+    },
+    files,
+    issues: [],
+    item: at.item,
+  };
+}
+
+/**
+ * Loads the rollout of one array item with the loader of `format`.
+ * @param bytes the item's bytes when the caller has them (else read from the file)
+ * @throws RolloutLoadError (the item is not valid UTF-8 or JSON, or does not conform: located in the file)
+ */
+export async function loadItem(file: string, format: FormatId, at: ItemLocation, bytes?: Buffer, files: FileAccess = nodeFiles): Promise<Rollout> {
+  const loader = LOADERS.find((l) => l.id === format);
+  if (!loader) throw new Error(`no loader for format ${format}`);
+  const b = bytes ?? (await readRange(file, at.offset, at.length));
+  let text: string;
+  try {
+    text = decodeUtf8(file, b, Number.MAX_SAFE_INTEGER);
+  } catch (e) {
+    throw e instanceof RolloutLoadError ? placeIssues(e, at, true) : e;
+  }
+  const rollouts = await loader.load(itemInput(file, text, at, files));
+  if (rollouts.length !== 1) throw new Error(`${loader.label}: expected one rollout in item ${at.item}, got ${rollouts.length}`);
+  return rollouts[0];
+}
+
+/** The location of an entry of an array index (entries of a JSONL index have no `item`). */
+export function itemLocation(e: IndexedRollout): ItemLocation {
+  if (e.item === undefined || e.column === undefined || e.charOffset === undefined) throw new Error(`${e.id}: not an entry of a JSON array index`);
+  return { offset: e.offset, length: e.length, line: e.line, column: e.column, charOffset: e.charOffset, item: e.item };
+}
+
+/** UTF-16 length of the UTF-8 bytes `[s, e)` (which start and end on character boundaries). */
+function utf16Length(b: Buffer, s: number, e: number): number {
+  const v = b.subarray(s, e);
+  return isAscii(v) ? e - s : v.toString('utf8').length;
+}
+
+const LBRACK = 91;
+const RBRACK = 93;
+const COMMA = 44;
+const MAX_SKIPPED_MESSAGES = 20;
+
+/** Whether the file (after a UTF-8 BOM and whitespace) starts with `[`: reads its first 64 KiB at most. */
+export async function startsWithArray(fh: fs.promises.FileHandle, size: number): Promise<boolean> {
+  const b = Buffer.alloc(Math.min(size, 64 * 1024));
+  const { bytesRead } = await fh.read(b, 0, b.length, 0);
+  let i = bytesRead >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+  i = skipWs(b.subarray(0, bytesRead), i);
+  return i < bytesRead && b[i] === LBRACK;
+}
+
+/**
+ * Indexes a file whose top level is a JSON array of rows (see the module docs), or reuses
+ * `options.previous` when size, mtime and fingerprint are unchanged.
+ * @throws NotIndexableError (the items are not rows of a row format, or none is listed),
+ *   IndexCancelledError, or the fs error reading it
+ */
+export async function buildArrayIndex(fh: fs.promises.FileHandle, file: string, st: fs.Stats, options: BuildIndexOptions = {}): Promise<RolloutIndex> {
+  const chunkBytes = options.chunkBytes ?? 4 * 1024 * 1024;
+  const prev = options.previous;
+  if (prev && prev.version === INDEX_VERSION && prev.path === file && prev.kind === 'array' && prev.complete && prev.size === st.size && prev.mtimeMs === st.mtimeMs) {
+    if ((await readCheck(fh, prev.indexedTo, prev.entries)) === prev.check) return prev;
+  }
+  let format: FormatId | null = null;
+  let fast: ((row: Buffer, file: string, line: number) => RowSummary) | undefined;
+  const idx: RolloutIndex = { version: INDEX_VERSION, kind: 'array', path: file, size: st.size, mtimeMs: st.mtimeMs, format: 'openai-chat', entries: [], skipped: 0, skippedMessages: [], indexedTo: 0, nextLine: 1, tail: 0, check: '', complete: false };
+  const seen = new Map<string, number>();
+  const note = (m: string): void => {
+    if (idx.skippedMessages.length < MAX_SKIPPED_MESSAGES) idx.skippedMessages.push(m);
+  };
+
+  /** The format, from the first item as loadFile detects it from `doc.value[0]`. */
+  const detect = (row: Buffer): FormatId => {
+    let input: LoadInput;
+    try {
+      input = makeInput(file.endsWith('.json') ? file : `${file}.json`, `[${decodeUtf8(file, row, Number.MAX_SAFE_INTEGER)}]`, nodeFiles);
+    } catch (e) {
+      throw new NotIndexableError(file, `its first item is not valid JSON (${e instanceof Error ? e.message.split('\n').slice(-1)[0].trim() : String(e)})`);
+    }
+    let f: FormatId;
+    try {
+      f = pickLoader(input).id;
+    } catch (e) {
+      if (e instanceof UnknownFormatError) throw new NotIndexableError(file, 'no rollout format matches its first item');
+      throw e;
+    }
+    if (!ROW_FORMATS[f]) throw new NotIndexableError(file, `${f} is not one rollout per array item`);
+    return f;
+  };
+
+  const summarise = async (row: Buffer, at: ItemLocation): Promise<RowSummary> => {
+    if (fast && isUtf8(row)) {
+      try {
+        return fast(row, file, at.line);
+      } catch {
+        // Not what the scan expects: the real loader says why (or reads it after all).
+      }
+    }
+    const r = await loadItem(file, format!, at, row);
+    return { baseId: r.id, taskId: r.task.id, groupId: r.groupId, reward: r.outcome.reward, resolved: r.outcome.resolved, steps: r.steps.length };
+  };
+
+  /** Reads one item; the entry, or null when it is left out (its message kept). */
+  const item = async (row: Buffer, at: ItemLocation): Promise<IndexedRollout | null> => {
+    if (format === null) {
+      format = detect(row);
+      idx.format = format;
+      fast = options.noFastPath ? undefined : FAST_SUMMARIZERS[format];
+    }
+    let s: RowSummary;
+    try {
+      s = await summarise(row, at);
+    } catch (e) {
+      if (!(e instanceof RolloutLoadError)) throw e;
+      idx.skipped++;
+      for (const i of e.issues) note(formatIssue(i));
+      return null;
+    }
+    const n = (seen.get(s.baseId) ?? 0) + 1;
+    seen.set(s.baseId, n);
+    const id = n > 1 ? `${s.baseId}#${ROW_FORMATS[format] === 'line' ? `line${at.line}` : n}` : s.baseId;
+    const e: IndexedRollout = { ...at, id, ...s };
+    idx.entries.push(e);
+    return e;
+  };
+
+  // The buffer holds the file's bytes [bufStart, bufStart + len); `i` is where the scan stands in it.
+  let buf = Buffer.allocUnsafe(chunkBytes * 2);
+  let bufStart = 0;
+  let len = 0;
+  let filePos = 0;
+  let i = 0;
+  // Position of buffer index `cur`: 1-based line and column, UTF-16 offset in the decoded file.
+  let cur = 0;
+  let line = 1;
+  let column = 1;
+  let chars = 0;
+  let items = 0;
+  let state = 'open' as 'open' | 'first' | 'item' | 'sep' | 'end' | 'broken';
+
+  /** Moves the position bookkeeping to buffer index `to`. */
+  const advance = (to: number): void => {
+    if (to <= cur) return;
+    const seg = buf.subarray(cur, to);
+    let lastNl = -1;
+    for (let k = seg.indexOf(10); k >= 0; k = seg.indexOf(10, k + 1)) {
+      line++;
+      lastNl = k;
+    }
+    chars += utf16Length(buf, cur, to);
+    column = lastNl >= 0 ? 1 + utf16Length(buf, cur + lastNl + 1, to) : column + utf16Length(buf, cur, to);
+    cur = to;
+  };
+  /** Stops at a structural problem between items (a full load fails there with a syntax error). */
+  const broken = (at: number, expected: string, found: string): void => {
+    advance(at);
+    note(formatIssue({ file, line, column, pointer: null, expected: `valid JSON: ${expected}`, found }));
+    state = 'broken';
+  };
+
+  /** Scans what the buffer holds, up to where it needs more bytes (entries read go to `added`). */
+  const scan = async (eof: boolean, added: IndexedRollout[]): Promise<void> => {
+    const data = buf.subarray(0, len);
+    for (;;) {
+      if (state === 'open') {
+        if (bufStart === 0 && i === 0 && len >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) {
+          i = 3;
+          cur = 3; // a BOM is not part of the decoded text
+        }
+        i = skipWs(data, i);
+        if (i >= len) return;
+        if (data[i] !== LBRACK) throw new NotIndexableError(file, 'its top level is not a JSON array');
+        i++;
+        state = 'first';
+      } else if (state === 'first' || state === 'item') {
+        i = skipWs(data, i);
+        if (i >= len) {
+          if (eof) broken(i, 'a value', 'the end of the file (the file may be cut off or still being written)');
+          return;
+        }
+        if (state === 'first' && data[i] === RBRACK) {
+          i++;
+          state = 'end';
+          continue;
+        }
+        let end: number;
+        try {
+          end = valueEnd(data, i);
+          if (end >= len && !eof && data[i] !== 123 && data[i] !== LBRACK && data[i] !== 34) return; // a number or literal may go on in the next chunk
+        } catch (e) {
+          if (!(e instanceof ScanError)) throw e;
+          if (!eof) return; // the item goes on in the next chunk
+          broken(i, 'the end of this item', 'the end of the file (the file may be cut off or still being written)');
+          return;
+        }
+        advance(i);
+        const at: ItemLocation = { offset: bufStart + i, length: end - i, line, column, charOffset: chars, item: items++ };
+        const e = await item(data.subarray(i, end), at);
+        if (e) added.push(e);
+        i = end;
+        state = 'sep';
+      } else if (state === 'sep') {
+        i = skipWs(data, i);
+        if (i >= len) {
+          if (eof) broken(i, '"]" to close the array', 'the end of the file (the file may be cut off or still being written)');
+          return;
+        }
+        if (data[i] === COMMA) {
+          i++;
+          state = 'item';
+        } else if (data[i] === RBRACK) {
+          i++;
+          state = 'end';
+        } else {
+          broken(i, '"," between values', `\`${data.subarray(i, Math.min(len, i + 24)).toString('utf8').split('\n')[0]}\``);
+          return;
+        }
+      } else if (state === 'end') {
+        i = skipWs(data, i);
+        if (i < len) broken(i, 'the end of the file after the JSON value', `\`${data.subarray(i, Math.min(len, i + 24)).toString('utf8').split('\n')[0]}\``);
+        return;
+      } else return;
+    }
+  };
+
+  while (filePos < st.size && state !== 'broken') {
+    if (options.signal?.aborted) throw new IndexCancelledError();
+    // Keep the unscanned bytes (from the bookkeeping position on) at the buffer's start.
+    advance(i);
+    if (cur > 0) {
+      buf.copy(buf, 0, cur, len);
+      bufStart += cur;
+      len -= cur;
+      i -= cur;
+      cur = 0;
+    }
+    if (buf.length - len < chunkBytes) {
+      const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, len + chunkBytes));
+      buf.copy(bigger, 0, 0, len);
+      buf = bigger;
+    }
+    const { bytesRead } = await fh.read(buf, len, Math.min(chunkBytes, st.size - filePos), filePos);
+    if (bytesRead === 0) break;
+    len += bytesRead;
+    filePos += bytesRead;
+    const added: IndexedRollout[] = [];
+    await scan(filePos >= st.size, added);
+    options.onProgress?.(idx, added, { bytes: filePos, size: st.size, entries: idx.entries.length });
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  if (state === 'open') throw new NotIndexableError(file, 'its top level is not a JSON array');
+  if (idx.entries.length === 0) throw new NotIndexableError(file, idx.skipped ? `no item is a rollout (${idx.skippedMessages[0] ?? ''})` : 'no rollout items');
+  advance(Math.min(i, len));
+  idx.indexedTo = st.size;
+  idx.nextLine = line;
+  idx.check = await readCheck(fh, idx.indexedTo, idx.entries);
+  idx.complete = true;
+  return idx;
+}
