@@ -1,5 +1,6 @@
 /**
- * Large JSONL rollout dumps in the extension: the lazy index of each (core/scale/rolloutIndex.ts),
+ * Large JSONL rollout dumps (and large single JSON files whose top level is an array of rows,
+ * core/scale/arrayIndex.ts) in the extension: the lazy index of each (core/scale/rolloutIndex.ts),
  * built once per file and shared by the Rollouts view and the timeline, cached in the extension's
  * storage (never next to the user's files) and reused while the file's size and mtime are unchanged,
  * extended when the file only grew (a running job). A rollout is read only when it is opened.
@@ -13,17 +14,21 @@ import type * as vscode from 'vscode';
 import type { LoadedFile } from '../core/load';
 import { unknownOutcome, type Rollout } from '../core/model';
 import { buildIndex, NotIndexableError, readCachedIndex, writeCachedIndex, type IndexProgress, type RolloutIndex } from '../core/scale/rolloutIndex';
+import { itemLocation, loadItem } from '../core/scale/arrayIndex';
 import { loadRow } from '../core/scale/rowLoad';
 import { summarizeIndexed } from '../core/scale/summaries';
 import type { RolloutMessage, ViewConfig } from '../shared/protocol';
 import { fileLabel } from './present';
 
-/** Files at least this large whose name ends in `.jsonl` are read through the index. */
+/** Files at least this large whose name ends in `.jsonl` or `.json` are read through the index. */
 export const INDEX_MIN_BYTES = 16 * 1024 * 1024;
 
-/** Whether a file of `size` bytes is read through the index (then NotIndexableError still sends it to a full load). */
+/**
+ * Whether a file of `size` bytes is read through the index (then NotIndexableError still sends it to
+ * a full load: a `.json` whose top level is not an array of rows is told apart from its first bytes).
+ */
 export function wantsIndex(file: string, size: number): boolean {
-  return size >= INDEX_MIN_BYTES && /\.jsonl$/i.test(file);
+  return size >= INDEX_MIN_BYTES && /\.jsonl?$/i.test(file);
 }
 
 type Listener = (index: RolloutIndex, progress: IndexProgress) => void;
@@ -108,7 +113,7 @@ export class DumpIndexes {
     const index = this.current(file) ?? (await this.index(file));
     const e = index.entries[i];
     if (!e) throw new RangeError(`${path.basename(file)} has no rollout ${i + 1} (it has ${index.entries.length})`);
-    const r = await loadRow(file, index.format, e);
+    const r = index.kind === 'array' ? await loadItem(file, index.format, itemLocation(e)) : await loadRow(file, index.format, e);
     r.id = e.id;
     return r;
   }
@@ -121,7 +126,7 @@ function placeholder(file: string, index: RolloutIndex, i: number): Rollout {
     id: e.id,
     format: index.format,
     schemaVersion: null,
-    source: { path: file, range: { start: e.offset, end: e.offset + e.length }, line: e.line },
+    source: { path: file, range: { start: e.charOffset ?? e.offset, end: (e.charOffset ?? e.offset) + e.length }, line: e.line },
     task: { id: e.taskId, instruction: null },
     agent: { name: null, version: null, model: null },
     environment: { image: null, workdir: null },
@@ -195,7 +200,7 @@ export function dumpIndexes(): DumpIndexes | null {
 }
 
 /**
- * The timeline's entry: for a large JSONL dump (wantsIndex) the file read through its index with
+ * The timeline's entry: for a large JSONL dump or JSON array of rows (wantsIndex) the file read through its index with
  * rollout `show` read; null for any other file (and for a file the index cannot read as rows), which
  * the timeline loads whole as before.
  * @throws RolloutLoadError (rollout `show`'s row does not conform) or the error reading the file

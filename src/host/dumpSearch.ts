@@ -46,9 +46,9 @@ async function stepAt(file: string, index: RolloutIndex, i: number, offset: numb
   if (!dumps) return null;
   const e = index.entries[i];
   const r = await dumps.open(file, i);
-  // Step ranges of a row are its byte offset plus UTF-16 offsets inside it (rowLoad.ts).
+  // Step ranges of a row are its byte offset plus UTF-16 offsets inside it (rowLoad.ts); of a JSON array item, its UTF-16 offset plus those (arrayIndex.ts).
   const prefix = (await readRange(file, e.offset, offset - e.offset)).toString('utf8');
-  const at = e.offset + prefix.length;
+  const at = (e.charOffset ?? e.offset) + prefix.length;
   let best: number | null = null;
   for (const s of r.steps) {
     if (s.range && s.range.start <= at && at < s.range.end && (best === null || s.range.start >= r.steps[best].range!.start)) best = s.index;

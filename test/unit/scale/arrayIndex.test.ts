@@ -14,6 +14,7 @@ import { loadFile } from '../../../src/core/load';
 import type { Rollout } from '../../../src/core/model';
 import { buildIndex, NotIndexableError, type IndexedRollout, type RolloutIndex } from '../../../src/core/scale/rolloutIndex';
 import { FAST_SUMMARIZERS } from '../../../src/core/scale/rowSummary';
+import { DumpIndexes, INDEX_MIN_BYTES, wantsIndex } from '../../../src/host/dumpIndexes';
 import { loadError, sample, sampleJson, sampleJsonl, tmpDir, tmpFile } from '../samples';
 
 const SWE = 'openai-responses/nemo-gym_mini_swe_agent_2_example_rollouts.jsonl';
@@ -189,5 +190,27 @@ describe('scale/arrayIndex: bad items, cut-off files, rewrites, other files', ()
     }
     await assert.rejects(buildIndex(tmpFile('empty.json', '[ ]')), NotIndexableError);
     await assert.rejects(buildIndex(tmpFile('numbers.json', '[1, 2, 3]')), NotIndexableError);
+  });
+});
+
+describe('host/dumpIndexes with a JSON array file', () => {
+  it('wants the index for large .json files; opens items through it (cached on disk) as the full load reads them', async () => {
+    assert.equal(wantsIndex('/d/rollouts.json', INDEX_MIN_BYTES), true);
+    assert.equal(wantsIndex('/d/rollouts.json', INDEX_MIN_BYTES - 1), false);
+    assert.equal(wantsIndex('/d/rollouts.txt', INDEX_MIN_BYTES), false);
+    const rows = [...sampleJsonl(SWE), ...sampleJsonl(MULTI)];
+    const f = tmpFile('rollouts.json', JSON.stringify(rows, null, 2));
+    const logged: string[] = [];
+    const out = { info: (m: string) => logged.push(m), warn: (m: string) => logged.push(m) } as any;
+    const cache = tmpDir();
+    const dumps = new DumpIndexes(cache, out);
+    const index = await dumps.index(f);
+    assert.equal(index.kind, 'array');
+    const full = await loadFile(f);
+    for (const i of [0, rows.length - 1]) assert.deepEqual(comparable(await dumps.open(f, i)), comparable(full.rollouts[i]));
+    // A second DumpIndexes (the next session) reads the cached index instead of indexing again.
+    const again = await new DumpIndexes(cache, out).index(f);
+    assert.deepEqual(again, index);
+    assert.equal(logged.filter((m) => m.startsWith('index: rollouts.json')).length, 1);
   });
 });
