@@ -128,10 +128,27 @@ export function itemLocation(e: IndexedRollout): ItemLocation {
   return { offset: e.offset, length: e.length, line: e.line, column: e.column, charOffset: e.charOffset, item: e.item };
 }
 
-/** UTF-16 length of the UTF-8 bytes `[s, e)` (which start and end on character boundaries). */
+/**
+ * UTF-16 length of the UTF-8 bytes `[s, e)` (which start and end on character boundaries): ASCII
+ * blocks found natively (isAscii), the others counted byte by byte (every byte that does not
+ * continue a character is one unit, a 4-byte character two), nothing decoded.
+ */
 function utf16Length(b: Buffer, s: number, e: number): number {
-  const v = b.subarray(s, e);
-  return isAscii(v) ? e - s : v.toString('utf8').length;
+  if (isAscii(b.subarray(s, e))) return e - s;
+  let n = 0;
+  for (let k = s; k < e; k += 1024) {
+    const end = Math.min(e, k + 1024);
+    if (isAscii(b.subarray(k, end))) {
+      n += end - k;
+      continue;
+    }
+    for (let j = k; j < end; j++) {
+      const c = b[j];
+      if ((c & 0xc0) !== 0x80) n++;
+      if (c >= 0xf0) n++;
+    }
+  }
+  return n;
 }
 
 const LBRACK = 91;
