@@ -553,3 +553,50 @@ export const chatRowSummary: RowSummarizer = (b, file, line) => {
 };
 
 FAST_SUMMARIZERS['openai-chat'] = chatRowSummary;
+
+const PB_KEYS = new KeySet(['id', 'generator', 'problem', 'steps', 'final_answer_correct', 'label']);
+
+/**
+ * ProcessBench items (`processbench`; processLabels.ts `pbRollout`): id and task `id`, resolved
+ * `final_answer_correct`, steps = the problem + one per entry of `steps`; no group, no reward.
+ * Checks what the loader's schema checks (ProcessBenchItem, `label` in −1…n−1); an item without an
+ * `id` (its id is its ordinal in the file, which the scan does not know) goes to the loader.
+ */
+export const processBenchSummary: RowSummarizer = (b) => {
+  const f: Record<string, unknown> = {};
+  let steps = -1;
+  let stepsOk = true;
+  const start = b.indexOf(123);
+  forEachMember(b, start < 0 ? 0 : start, (ks, ke, vs) => {
+    const k = PB_KEYS.match(b, ks, ke);
+    if (k === null) return -1;
+    if (k === 'steps') {
+      if (byteAt(b, vs) !== 91) {
+        stepsOk = false;
+        return -1;
+      }
+      steps = 0;
+      stepsOk = true;
+      return forEachItem(b, vs, (is) => {
+        steps++;
+        if (byteAt(b, is) !== 34) stepsOk = false;
+        return -1;
+      });
+    }
+    const ve = valueEnd(b, vs);
+    if (k === 'problem') f.problem = byteAt(b, vs) === 34 ? '' : null; // only its type matters
+    else f[k] = readScalar(b, vs, ve);
+    return ve;
+  });
+  const id = f.id;
+  if (typeof id !== 'string' && typeof id !== 'number') throw new Error('no id');
+  if (f.problem !== '' || !stepsOk || steps < 0) throw new Error('not a ProcessBench item');
+  if (f.generator !== undefined && f.generator !== null && typeof f.generator !== 'string') throw new Error('unexpected generator');
+  const fac = f.final_answer_correct;
+  if (fac !== undefined && fac !== null && typeof fac !== 'boolean') throw new Error('unexpected final_answer_correct');
+  const label = f.label;
+  if (typeof label !== 'number' || !Number.isInteger(label) || label < -1 || label >= steps) throw new Error('unexpected label');
+  return { baseId: String(id), taskId: String(id), groupId: null, reward: null, resolved: typeof fac === 'boolean' ? fac : null, steps: 1 + steps };
+};
+
+FAST_SUMMARIZERS.processbench = processBenchSummary;

@@ -33,7 +33,7 @@ function comparable(r: Rollout): Rollout {
  * Index and full load agree on every listed field; each entry opens (loadItem) as the full load's
  * rollout, deep-equal (source ranges and lines included); ranges select the item's own text.
  */
-async function assertAgrees(file: string, opts: { noFastPath?: boolean; chunkBytes?: number } = {}): Promise<RolloutIndex> {
+async function assertAgrees(file: string, opts: { noFastPath?: boolean; chunkBytes?: number; fastDeclines?: number[] } = {}): Promise<RolloutIndex> {
   const full = await loadFile(file);
   const index = await buildIndex(file, { chunkBytes: 4096, ...opts });
   assert.equal(index.kind, 'array');
@@ -54,7 +54,8 @@ async function assertAgrees(file: string, opts: { noFastPath?: boolean; chunkByt
     const before = text.slice(0, e.charOffset!).split('\n');
     assert.equal(e.line, before.length);
     assert.equal(e.column, before[before.length - 1].length + 1);
-    if (fast) {
+    if (fast && opts.fastDeclines?.includes(e.item!)) assert.throws(() => fast(itemBytes, file, e.line));
+    else if (fast) {
       const { baseId, taskId, groupId, reward, resolved, steps } = e;
       assert.deepEqual(fast(itemBytes, file, e.line), { baseId, taskId, groupId, reward, resolved, steps }, `fast scan of item ${e.item}`);
     }
@@ -89,6 +90,24 @@ describe('scale/arrayIndex on real top-level JSON arrays of rows', () => {
     assert.equal(index.entries.length, sampleJson<unknown[]>(PB).length);
     // Process-label records in an array have no line of their own (as a full load gives them).
     assert.equal((await loadItem(sample(PB), 'processbench', itemLocation(index.entries[3]))).source.line, null);
+  });
+
+  it('ProcessBench items on the fast scan\'s other paths (no id, null fields, a repeated id, a label out of range) agree with loadFile', async () => {
+    const items = sampleJson<any[]>(PB).slice(0, 6);
+    const out = [
+      items[0],
+      { ...items[1], id: undefined },
+      { ...items[2], final_answer_correct: null, generator: null },
+      { ...items[3], id: items[0].id },
+      { ...items[4], label: items[4].steps.length },
+      { ...items[5], id: 17, label: -1, problem: 'ü \\u00fc "quoted"' },
+    ];
+    const f = tmpFile('pb.json', JSON.stringify(out, null, 2));
+    // The item without an id goes to the loader (its id is its ordinal).
+    const index = await assertAgrees(f, { fastDeclines: [1] });
+    assert.equal(index.skipped, 1);
+    assert.deepEqual(index.entries.map((e) => e.id), [items[0].id, `${f}#1`, items[2].id, `${items[0].id}#2`, '17']);
+    assert.deepEqual(index.entries.map((e) => e.resolved), [items[0].final_answer_correct, items[1].final_answer_correct, null, items[3].final_answer_correct, items[5].final_answer_correct]);
   });
 
   it('NeMo-Gym rows pretty-printed as one array (multi-byte text before items, chunks smaller than an item)', async () => {
