@@ -37,7 +37,7 @@ import { nodeFiles } from '../nodeFiles';
 import { ScanError, skipWs, valueEnd } from './jsonScan';
 import { IndexCancelledError, INDEX_VERSION, NotIndexableError, readCheck, ROW_FORMATS, type BuildIndexOptions, type IndexedRollout, type RolloutIndex } from './rolloutIndex';
 import { readRange } from './rowLoad';
-import { FAST_SUMMARIZERS, type RowSummary } from './rowSummary';
+import { FAST_SUMMARIZERS, type RowSummarizer, type RowSummary } from './rowSummary';
 
 /** Where one item of a top-level array lives in its file. */
 export interface ItemLocation {
@@ -178,7 +178,7 @@ export async function buildArrayIndex(fh: fs.promises.FileHandle, file: string, 
     if ((await readCheck(fh, prev.indexedTo, prev.entries)) === prev.check) return prev;
   }
   let format: FormatId | null = null;
-  let fast: ((row: Buffer, file: string, line: number) => RowSummary) | undefined;
+  let fast: RowSummarizer | undefined;
   const idx: RolloutIndex = { version: INDEX_VERSION, kind: 'array', path: file, size: st.size, mtimeMs: st.mtimeMs, format: 'openai-chat', entries: [], skipped: 0, skippedMessages: [], indexedTo: 0, nextLine: 1, tail: 0, check: '', complete: false };
   const seen = new Map<string, number>();
   const note = (m: string): void => {
@@ -216,7 +216,31 @@ export async function buildArrayIndex(fh: fs.promises.FileHandle, file: string, 
     return { baseId: r.id, taskId: r.task.id, groupId: r.groupId, reward: r.outcome.reward, resolved: r.outcome.resolved, steps: r.steps.length };
   };
 
-  /** Reads one item; the entry, or null when it is left out (its message kept). */
+  /** Lists an item (its id made unique). One object shape for every entry (a spread of two objects made slow, large ones). */
+  const add = (s: RowSummary, at: ItemLocation): IndexedRollout => {
+    const n = (seen.get(s.baseId) ?? 0) + 1;
+    seen.set(s.baseId, n);
+    const id = n > 1 ? `${s.baseId}#${ROW_FORMATS[idx.format] === 'line' ? `line${at.line}` : n}` : s.baseId;
+    const e: IndexedRollout = {
+      offset: at.offset,
+      length: at.length,
+      line: at.line,
+      id,
+      baseId: s.baseId,
+      taskId: s.taskId,
+      groupId: s.groupId,
+      reward: s.reward,
+      resolved: s.resolved,
+      steps: s.steps,
+      column: at.column,
+      charOffset: at.charOffset,
+      item: at.item,
+    };
+    idx.entries.push(e);
+    return e;
+  };
+
+  /** Reads one item that the fast scan did not summarise; the entry, or null when it is left out (its message kept). */
   const item = async (row: Buffer, at: ItemLocation): Promise<IndexedRollout | null> => {
     if (format === null) {
       format = detect(row);
@@ -232,12 +256,7 @@ export async function buildArrayIndex(fh: fs.promises.FileHandle, file: string, 
       for (const i of e.issues) note(formatIssue(i));
       return null;
     }
-    const n = (seen.get(s.baseId) ?? 0) + 1;
-    seen.set(s.baseId, n);
-    const id = n > 1 ? `${s.baseId}#${ROW_FORMATS[format] === 'line' ? `line${at.line}` : n}` : s.baseId;
-    const e: IndexedRollout = { ...at, id, ...s };
-    idx.entries.push(e);
-    return e;
+    return add(s, at);
   };
 
   // The buffer holds the file's bytes [bufStart, bufStart + len); `i` is where the scan stands in it.
@@ -263,8 +282,13 @@ export async function buildArrayIndex(fh: fs.promises.FileHandle, file: string, 
       line++;
       lastNl = k;
     }
-    chars += utf16Length(buf, cur, to);
-    column = lastNl >= 0 ? 1 + utf16Length(buf, cur + lastNl + 1, to) : column + utf16Length(buf, cur, to);
+    if (isAscii(seg)) {
+      chars += to - cur;
+      column = lastNl >= 0 ? to - (cur + lastNl) : column + (to - cur);
+    } else {
+      chars += utf16Length(buf, cur, to);
+      column = lastNl >= 0 ? 1 + utf16Length(buf, cur + lastNl + 1, to) : column + utf16Length(buf, cur, to);
+    }
     cur = to;
   };
   /** Stops at a structural problem between items (a full load fails there with a syntax error). */
@@ -299,19 +323,36 @@ export async function buildArrayIndex(fh: fs.promises.FileHandle, file: string, 
           state = 'end';
           continue;
         }
-        let end: number;
-        try {
-          end = valueEnd(data, i);
-          if (end >= len && !eof && data[i] !== 123 && data[i] !== LBRACK && data[i] !== 34) return; // a number or literal may go on in the next chunk
-        } catch (e) {
-          if (!(e instanceof ScanError)) throw e;
-          if (!eof) return; // the item goes on in the next chunk
-          broken(i, 'the end of this item', 'the end of the file (the file may be cut off or still being written)');
-          return;
-        }
         advance(i);
+        // The fast scan walks the whole item object and says where it ends (no second scan to delimit
+        // it); when it cannot (another shape, not complete in the buffer, not UTF-8), valueEnd delimits.
+        let end = -1;
+        let summary: RowSummary | null = null;
+        if (fast && data[i] === 123) {
+          const out = { end: -1 };
+          try {
+            const s = fast(data.subarray(i, len), file, line, out);
+            if (out.end > 0 && isUtf8(data.subarray(i, i + out.end))) {
+              summary = s;
+              end = i + out.end;
+            }
+          } catch {
+            // valueEnd below delimits it; the real loader summarises it
+          }
+        }
+        if (summary === null) {
+          try {
+            end = valueEnd(data, i);
+            if (end >= len && !eof && data[i] !== 123 && data[i] !== LBRACK && data[i] !== 34) return; // a number or literal may go on in the next chunk
+          } catch (e) {
+            if (!(e instanceof ScanError)) throw e;
+            if (!eof) return; // the item goes on in the next chunk
+            broken(i, 'the end of this item', 'the end of the file (the file may be cut off or still being written)');
+            return;
+          }
+        }
         const at: ItemLocation = { offset: bufStart + i, length: end - i, line, column, charOffset: chars, item: items++ };
-        const e = await item(data.subarray(i, end), at);
+        const e = summary ? add(summary, at) : await item(data.subarray(i, end), at);
         if (e) added.push(e);
         i = end;
         state = 'sep';

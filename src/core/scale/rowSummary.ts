@@ -27,8 +27,13 @@ export interface RowSummary {
   steps: number;
 }
 
-/** Summarises one row (the bytes of one JSONL line) whose 1-based line in `file` is `line`. Throws ScanError. */
-export type RowSummarizer = (row: Buffer, file: string, line: number) => RowSummary;
+/**
+ * Summarises one row (the bytes of one JSONL line, or from the start of a JSON array item on)
+ * whose 1-based line in `file` is `line`. Throws ScanError (or Error: not what the scan expects).
+ * @param out when given, gets the position just after the row object's `}` (the array index
+ *   delimits items with it instead of a second scan)
+ */
+export type RowSummarizer = (row: Buffer, file: string, line: number, out?: { end: number }) => RowSummary;
 
 // ---------------------------------------------------------------------------------------------
 // The step replay: Conversation (rlDumps.ts) reduced to what decides the number of steps
@@ -289,14 +294,14 @@ function responsesItem(b: Buffer, s: number, conv: StepCounter): number {
  * `metadata.eval_report[instance].resolved`, else from the reward unless it is a sum of
  * components), steps from `instructions`, `input` and `response.output`.
  */
-export const nemoRowSummary: RowSummarizer = (b, file, line) => {
+export const nemoRowSummary: RowSummarizer = (b, file, line, out) => {
   const conv = new StepCounter();
   const f: Record<string, unknown> = {};
   let rcp = null as number | null;
   let response = null as number | null;
   let metadata = null as [number, number] | null;
   const start = b.indexOf(123);
-  forEachMember(b, start < 0 ? 0 : start, (ks, ke, vs) => {
+  const rowEnd = forEachMember(b, start < 0 ? 0 : start, (ks, ke, vs) => {
     const k = ROW_KEYS.match(b, ks, ke);
     if (k === null) return -1;
     if (k === 'reward_components') {
@@ -324,6 +329,7 @@ export const nemoRowSummary: RowSummarizer = (b, file, line) => {
     }
     return -1;
   });
+  if (out) out.end = rowEnd;
   // What the loader's schema requires (NemoRowSchema); anything else goes to the loader, which says why.
   const typed = (k: string, ok: (v: unknown) => boolean): void => {
     if (f[k] !== undefined && f[k] !== null && !ok(f[k])) throw new Error(`unexpected ${k}`);
@@ -455,11 +461,11 @@ function chatToolCall(b: Buffer, s: number): { id: string | null; kind: string }
  * (`reward`, else a numeric `score`), resolved (`resolved` / `is_correct`, else from the reward),
  * steps from the roles. Rows without `messages` (prompt/completion, flat text pairs) go to the loader.
  */
-export const chatRowSummary: RowSummarizer = (b, file, line) => {
+export const chatRowSummary: RowSummarizer = (b, file, line, out) => {
   const f: Record<string, unknown> = {};
   let messages = null as number | null;
   const start = b.indexOf(123);
-  forEachMember(b, start < 0 ? 0 : start, (ks, ke, vs) => {
+  const rowEnd = forEachMember(b, start < 0 ? 0 : start, (ks, ke, vs) => {
     const k = CHAT_ROW_KEYS.match(b, ks, ke);
     if (k === null) return -1;
     if (k === 'messages') {
@@ -470,6 +476,7 @@ export const chatRowSummary: RowSummarizer = (b, file, line) => {
     f[k] = k === 'score' ? parseSpan(b, vs, ve) : readScalar(b, vs, ve);
     return ve;
   });
+  if (out) out.end = rowEnd;
   if (messages === null || byteAt(b, messages) !== 91) throw new Error('no messages list');
   const id = (k: string): boolean => f[k] === undefined || f[k] === null || typeof f[k] === 'string' || typeof f[k] === 'number';
   for (const k of ['id', 'rollout_id', 'trajectory_id', 'request_id', 'uid', 'group_id', 'group_uid', 'prompt_id', 'instance_id', 'task_id']) if (!id(k)) throw new Error(`unexpected ${k}`);
@@ -562,12 +569,12 @@ const PB_KEYS = new KeySet(['id', 'generator', 'problem', 'steps', 'final_answer
  * Checks what the loader's schema checks (ProcessBenchItem, `label` in −1…n−1); an item without an
  * `id` (its id is its ordinal in the file, which the scan does not know) goes to the loader.
  */
-export const processBenchSummary: RowSummarizer = (b) => {
+export const processBenchSummary: RowSummarizer = (b, _file, _line, out) => {
   const f: Record<string, unknown> = {};
   let steps = -1;
   let stepsOk = true;
   const start = b.indexOf(123);
-  forEachMember(b, start < 0 ? 0 : start, (ks, ke, vs) => {
+  const rowEnd = forEachMember(b, start < 0 ? 0 : start, (ks, ke, vs) => {
     const k = PB_KEYS.match(b, ks, ke);
     if (k === null) return -1;
     if (k === 'steps') {
@@ -588,6 +595,7 @@ export const processBenchSummary: RowSummarizer = (b) => {
     else f[k] = readScalar(b, vs, ve);
     return ve;
   });
+  if (out) out.end = rowEnd;
   const id = f.id;
   if (typeof id !== 'string' && typeof id !== 'number') throw new Error('no id');
   if (f.problem !== '' || !stepsOk || steps < 0) throw new Error('not a ProcessBench item');

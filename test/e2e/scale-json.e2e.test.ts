@@ -1,0 +1,99 @@
+/**
+ * e2e: a 40 MB single JSON file whose top level is an array of rollout rows (generated from the
+ * real NeMo-Gym sample rows, pretty-printed as `json.dump(rows, indent=2)` writes them;
+ * bench/genJsonArray.ts) in code-server: the Rollouts view lists it through the lazy array index
+ * (core/scale/arrayIndex.ts: every item, its GRPO groups), the keyboard walks the tree to its last
+ * rollout, which opens in the timeline with the step count the real loader gives that item.
+ *
+ * Screenshots: .test-artifacts/e2e/scale-json-rollouts.png, scale-json-timeline.png.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { baseOf, DUMP_SAMPLES, GROUP_SIZE } from '../../bench/genDump';
+import { arrayBases, arrayItem, generateJsonArray } from '../../bench/genJsonArray';
+import { loadFile } from '../../src/core/load';
+import { ARTIFACTS, type CodeServer, closeSession, extensionWebview, makeTempDir, openSession, sample, saveFailureArtifacts, waitUntil } from './harness';
+
+const FILE = 'big_rollouts.json';
+const BYTES = 40 * 1024 * 1024;
+
+describe('e2e: a 40 MB JSON array of rollouts in code-server', function () {
+  this.timeout(300_000);
+
+  let tmp: string;
+  let workspace: string;
+  let items = 0;
+  const sampleSteps: number[] = [];
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  const consoleLog: string[] = [];
+
+  const sidebar = () => page.locator('[id="workbench.parts.sidebar"]');
+  const pane = () => sidebar().locator('.pane', { has: page.locator('.pane-header', { hasText: /^Rollouts/i }) }).first();
+  const row = (label: string | RegExp) => pane().locator('.monaco-list-row', { hasText: label }).first();
+  const rowsText = async () => JSON.stringify(await pane().locator('.monaco-list-row').allInnerTexts());
+
+  before(async function () {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    for (const rel of DUMP_SAMPLES) for (const r of (await loadFile(sample(rel))).rollouts) sampleSteps.push(r.steps.length);
+    tmp = makeTempDir('ti-e2e-scale-json-');
+    workspace = path.join(tmp, 'workspace');
+    items = generateJsonArray(path.join(workspace, 'rl', FILE), BYTES, 'nemo').items;
+    fs.rmSync(path.join(workspace, 'rl', `${FILE}.items`));
+    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
+  });
+
+  afterEach(async function () {
+    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, '');
+  });
+
+  after(async function () {
+    await closeSession(browser, server, tmp);
+  });
+
+  it('lists every item of the array, in its GRPO groups', async () => {
+    const folderHeader = sidebar().locator('.pane-header', { hasText: /^Folders|workspace/i }).first();
+    if ((await folderHeader.count()) && (await folderHeader.getAttribute('aria-expanded')) === 'true') await folderHeader.click();
+    const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
+    await header.waitFor({ state: 'visible', timeout: 60_000 });
+    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    const groups = Math.ceil(items / GROUP_SIZE);
+    await waitUntil(async () => {
+      const d = (await row(FILE).locator('.label-description').first().innerText().catch(() => '')).trim();
+      return d.startsWith(`${items} rollouts · ${groups} groups ·`) && !/indexing/.test(d);
+    }, 120_000, async () => `the ${FILE} row never listed ${items} rollouts in ${groups} groups; rows: ${await rowsText()}`);
+  });
+
+  it('walks the tree to the last rollout and opens it in the timeline', async () => {
+    const fileRow = row(FILE);
+    if ((await fileRow.getAttribute('aria-expanded')) === 'false') await fileRow.locator('.monaco-tl-twistie').click();
+    await row(new RegExp(`^group ng-task-0${GROUP_SIZE} rollouts`)).click();
+    // As in scale.e2e.test.ts: End focuses the last group, → opens it, End its last rollout, Enter opens that.
+    await page.keyboard.press('End');
+    await page.waitForTimeout(500);
+    await page.keyboard.press('ArrowRight');
+    await page.waitForTimeout(1000);
+    await page.keyboard.press('End');
+    await page.waitForTimeout(500);
+    const expected = arrayItem('nemo', arrayBases('nemo'), items - 1);
+    const steps = sampleSteps[baseOf(items - 1, sampleSteps.length)];
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-json-rollouts.png') });
+    await page.keyboard.press('Enter');
+
+    const web = extensionWebview(page);
+    const stepCount = web.locator('#step-count');
+    await stepCount.waitFor({ state: 'visible', timeout: 60_000 });
+    await waitUntil(async () => new RegExp(`^${steps}\\b`).test((await stepCount.innerText()).trim()), 60_000,
+      async () => `#step-count shows "${await stepCount.innerText()}", the last rollout has ${steps} steps`);
+    const picker = web.locator('.picker');
+    await waitUntil(async () => (await picker.innerText()).includes(`of ${items}`), 30_000, async () => `the rollout picker does not say "of ${items}": ${await picker.innerText()}`);
+    assert.equal(await web.locator('.rollout-picker').evaluate((el: any) => el.value), String(items - 1));
+    assert.equal((await web.locator('h1.title').innerText()).trim(), String(expected.instance_id));
+    assert.ok((await web.locator('.step-card').count()) > 0, 'no step card rendered');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-json-timeline.png') });
+  });
+});
