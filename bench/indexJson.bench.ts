@@ -9,8 +9,8 @@
  *
  * Inputs (bench/genJsonArray.ts, written as `json.dump(rows, f, indent=2)` writes them):
  * - bench/out/array-1g.json: ~1 GB of the real NeMo-Gym sample rows (the byte-scan fast path);
- * - bench/out/processbench-256m.json: ~256 MB of the real ProcessBench gsm8k items (no fast
- *   path: every item is summarised by the real loader).
+ * - bench/out/processbench-256m.json: ~256 MB of the real ProcessBench gsm8k items (small
+ *   items, ~1.4 KB each: the per-item costs show).
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -156,7 +156,7 @@ The baseline parses each item's bytes alone with \`JSON.parse\`, the item bounda
 
 Input: \`bench/out/array-1g.json\`, ${fmt(big.mb, 0)} MiB, ${big.items} items made from the real NeMo-Gym sample rows, pretty-printed (indent 2; bench/genJsonArray.ts).
 ${rows(big)}
-### ProcessBench items (no fast path: the real loader summarises every item)
+### ProcessBench items (small items: the per-item costs show)
 
 Input: \`bench/out/processbench-256m.json\`, ${fmt(pb.mb, 0)} MiB, ${pb.items} items made from the real ProcessBench \`gsm8k.json\` items, pretty-printed (indent 2).
 ${rows(pb)}`,

@@ -15,6 +15,7 @@ export const DEFAULT_INCLUDE = [
   '**/output.jsonl',
   '**/results.json',
   '**/*rollouts*.jsonl',
+  '**/*rollouts*.json',
   '**/*.eval',
 ];
 /** Default `trajectoryInspector.rollouts.exclude`. */

@@ -3,9 +3,10 @@
  * real NeMo-Gym sample rows, pretty-printed as `json.dump(rows, indent=2)` writes them;
  * bench/genJsonArray.ts) in code-server: the Rollouts view lists it through the lazy array index
  * (core/scale/arrayIndex.ts: every item, its GRPO groups), the keyboard walks the tree to its last
- * rollout, which opens in the timeline with the step count the real loader gives that item.
+ * rollout, which opens in the timeline with the step count the real loader gives that item; Show in
+ * Source of one of its steps selects the step where a full load of the file places it.
  *
- * Screenshots: .test-artifacts/e2e/scale-json-rollouts.png, scale-json-timeline.png.
+ * Screenshots: .test-artifacts/e2e/scale-json-rollouts.png, scale-json-timeline.png, scale-json-source.png.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -95,5 +96,22 @@ describe('e2e: a 40 MB JSON array of rollouts in code-server', function () {
     assert.equal((await web.locator('h1.title').innerText()).trim(), String(expected.instance_id));
     assert.ok((await web.locator('.step-card').count()) > 0, 'no step card rendered');
     await page.screenshot({ path: path.join(ARTIFACTS, 'scale-json-timeline.png') });
+  });
+
+  it('Show in Source of a step of the last rollout selects that step in the 40 MB file (its line and column)', async () => {
+    // Where a full load of the file puts step #2 of the last rollout (UTF-16 offsets, as the editor counts them).
+    const file = path.join(workspace, 'rl', FILE);
+    const text = fs.readFileSync(file, 'utf8');
+    const step = (await loadFile(file)).rollouts[items - 1].steps[1];
+    // The selection runs from the step's start to its end; the status bar shows its end (the cursor) and its length.
+    const before = text.slice(0, step.range!.end).split('\n');
+    const want = `Ln ${before.length}, Col ${before[before.length - 1].length + 1} (${step.range!.end - step.range!.start} selected)`;
+    const web = extensionWebview(page);
+    await web.locator('.step-card[data-index="1"]').click({ position: { x: 12, y: 8 } });
+    await page.keyboard.press('s');
+    const selection = page.locator('.statusbar-item', { hasText: /Ln \d+, Col \d+/ }).first();
+    await waitUntil(async () => (await selection.innerText().catch(() => '')).includes(want), 60_000,
+      async () => `the status bar shows "${await selection.innerText().catch(() => '')}", step #2 is ${want}`);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-json-source.png') });
   });
 });

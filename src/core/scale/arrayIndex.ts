@@ -9,9 +9,10 @@
  * (~512 MiB, which `loadFile` cannot read) are indexed too.
  *
  * - Reading: fixed chunks into one buffer; items are delimited by jsonScan.ts `valueEnd` (strings
- *   jumped with indexOf, nothing built); an item not complete in the buffer is read again with the
- *   next chunk (the buffer grows for an item larger than a chunk). After every chunk `onProgress`
- *   gets the rows found so far and the event loop gets a turn.
+ *   jumped with indexOf, nothing built) or, when the format has one, by the fast summary scan
+ *   (rowSummary.ts), which walks the whole item anyway; an item not complete in the buffer is read
+ *   again with more bytes (the buffer grows for an item larger than a chunk). After every chunk
+ *   `onProgress` gets the rows found so far and the event loop gets a turn.
  * - Formats: the row formats of rolloutIndex.ts (one rollout per item; detected from the first
  *   item as `loadFile` detects from `doc.value[0]`). Others throw NotIndexableError.
  * - Bad items: an item the loader rejects (not conforming, or not valid JSON inside balanced
@@ -391,12 +392,15 @@ export async function buildArrayIndex(fh: fs.promises.FileHandle, file: string, 
       i -= cur;
       cur = 0;
     }
-    if (buf.length - len < chunkBytes) {
-      const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, len + chunkBytes));
+    // An item larger than a chunk is scanned again from its start with every read: reading as much
+    // again as is pending keeps that linear in the item's size.
+    const want = Math.max(chunkBytes, len);
+    if (buf.length - len < want) {
+      const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, len + want));
       buf.copy(bigger, 0, 0, len);
       buf = bigger;
     }
-    const { bytesRead } = await fh.read(buf, len, Math.min(chunkBytes, st.size - filePos), filePos);
+    const { bytesRead } = await fh.read(buf, len, Math.min(want, st.size - filePos), filePos);
     if (bytesRead === 0) break;
     len += bytesRead;
     filePos += bytesRead;
