@@ -74,7 +74,7 @@ export function registerDumpSearch(timelines: TimelineEditorProvider, output: vs
     const q = parseQuery(raw);
     let index: RolloutIndex | null = null;
     const dumps = dumpIndexes();
-    if (dumps && /\.jsonl$/i.test(file)) {
+    if (dumps && /\.jsonl?$/i.test(file)) {
       try {
         index = await dumps.index(file);
       } catch (e) {

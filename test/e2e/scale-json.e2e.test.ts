@@ -4,7 +4,8 @@
  * bench/genJsonArray.ts) in code-server: the Rollouts view lists it through the lazy array index
  * (core/scale/arrayIndex.ts: every item, its GRPO groups), the keyboard walks the tree to its last
  * rollout, which opens in the timeline with the step count the real loader gives that item; Show in
- * Source of one of its steps selects the step where a full load of the file places it.
+ * Source of one of its steps selects the step where a full load of the file places it; Find in Dump…
+ * opens the rollout of the item a hit is in.
  *
  * Screenshots: .test-artifacts/e2e/scale-json-rollouts.png, scale-json-timeline.png, scale-json-source.png.
  */
@@ -113,5 +114,28 @@ describe('e2e: a 40 MB JSON array of rollouts in code-server', function () {
     await waitUntil(async () => (await selection.innerText().catch(() => '')).includes(want), 60_000,
       async () => `the status bar shows "${await selection.innerText().catch(() => '')}", step #2 is ${want}`);
     await page.screenshot({ path: path.join(ARTIFACTS, 'scale-json-source.png') });
+  });
+
+  it('Find in Dump… finds a text in the array and opens the rollout of the item it is in', async () => {
+    // The instance id of task 10 (items 41-44) also matches tasks 100-109: the first hit is in item 41.
+    const query = String(arrayItem('nemo', arrayBases('nemo'), 40).instance_id);
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('>Trajectory Inspector: Find in Dump');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Find in Dump' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Find in' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(query);
+    await page.keyboard.press('Enter');
+    const title = page.locator('.quick-input-widget .quick-input-title');
+    await waitUntil(async () => /hits in [\d.]+ s/.test(await title.innerText()), 60_000, async () => `the search did not finish: ${await title.innerText().catch(() => '')}`);
+    const first = page.locator('.quick-input-list .monaco-list-row').first();
+    assert.match((await first.innerText()).replace(/\s+/g, ' '), /rollout 41 · line \d+/);
+    await page.keyboard.press('Enter');
+    const web = extensionWebview(page);
+    await waitUntil(async () => (await web.locator('.rollout-picker').evaluate((el: any) => el.value)) === '40', 60_000,
+      async () => `the timeline did not switch to rollout 41: ${await web.locator('.picker').innerText().catch(() => '')}`);
+    assert.equal((await web.locator('h1.title').innerText()).trim(), query);
   });
 });

@@ -10,7 +10,8 @@
  *   than one chunk's work; `onProgress` gets the rows found so far after each chunk.
  * - Formats: files the loader registry reads as one rollout per JSONL line (the row loaders:
  *   `openai-chat`, `openai-responses`, `rllm-episode`, `openhands-eval`, the process-label rows).
- *   Others throw NotIndexableError (the caller loads them whole).
+ *   A file not named `.jsonl` whose top level is a JSON array of such rows is indexed by
+ *   arrayIndex.ts. Others throw NotIndexableError (the caller loads them whole).
  * - Ids: made unique as `loadRows` does (a repeated id gets `#line<N>`, or `#<n>` for the
  *   process-label formats); rows the loader would leave out (bad JSON, not conforming) are left
  *   out and counted in `skipped`, with their located messages (the first 20).
