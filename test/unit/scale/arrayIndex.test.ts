@@ -136,6 +136,35 @@ describe('scale/arrayIndex on real top-level JSON arrays of rows', () => {
   });
 });
 
+describe('scale/arrayIndex on the other row formats in arrays', () => {
+  it('TRL stepwise rows derived from ProcessBench (as the processLabels tests derive them) and rLLM episodes built from the NeMo-Gym rows', async () => {
+    const trl = sampleJson<any[]>(PB).map((it) => {
+      const n = it.label === -1 ? it.steps.length : it.label + 1;
+      return { prompt: it.problem, completions: it.steps.slice(0, n), labels: it.steps.slice(0, n).map((_: string, j: number) => it.label === -1 || j < it.label) };
+    });
+    assert.equal((await assertAgrees(tmpFile('trl.json', JSON.stringify(trl, null, 1)))).format, 'trl-stepwise');
+    // rLLM `Episode.to_dict()` (as in the rlDumps tests, reduced): one step per assistant message, its tool calls as actions.
+    const episodes = [...sampleJsonl(SWE), ...sampleJsonl(MULTI)].map((row, i) => {
+      const turns: { text: string; calls: any[]; outputs: string[] }[] = [];
+      for (const o of row.response.output) {
+        if (o.type === 'message') turns.push({ text: typeof o.content === 'string' ? o.content : o.content.map((p: any) => p.text ?? '').join(''), calls: [], outputs: [] });
+        else if (o.type === 'function_call' && turns.length) turns[turns.length - 1].calls.push(o);
+        else if (o.type === 'function_call_output' && turns.length) turns[turns.length - 1].outputs.push(o.output);
+      }
+      const steps = turns.map((t, k) => ({
+        observation: k === 0 ? 'task' : turns[k - 1].outputs.join('\n'),
+        thought: '',
+        action: t.calls.map((c) => ({ name: c.name, arguments: JSON.parse(c.arguments) })),
+        model_response: t.text,
+        reward: 0.0,
+        done: k === turns.length - 1,
+      }));
+      return { id: `${row.instance_id ?? 'task'}:${i}`, task: { instance_id: row.instance_id ?? null }, termination_reason: 'env_done', is_correct: row.reward === 1, trajectories: [{ uid: 'traj-0', name: 'agent', steps, reward: row.reward, info: {} }], metrics: {}, info: {} };
+    });
+    assert.equal((await assertAgrees(tmpFile('episodes.json', JSON.stringify(episodes, null, 2)))).format, 'rllm-episode');
+  });
+});
+
 describe('scale/arrayIndex: bad items, cut-off files, rewrites, other files', () => {
   const rows = sampleJsonl(SWE);
 
