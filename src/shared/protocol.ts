@@ -63,6 +63,13 @@ export interface PersistedState {
   playerFit?: 'screen' | 'width';
   /** Timeline scroll position (CSS px from the top) of the rollout `rolloutId`. Absent = reveal the selected step. */
   scrollY?: number;
+  /**
+   * A sliced rollout (issue 7) is restored by the step at the top of the view instead, since its
+   * cards change height as their content arrives: that step's index and its card's top (CSS px from
+   * the viewport's top). Absent = use `scrollY`.
+   */
+  scrollStep?: number;
+  scrollStepTop?: number;
 }
 
 /** Playback speeds the terminal player offers. */
@@ -496,7 +503,9 @@ export function isPersistedState(v: unknown): v is PersistedState {
     (v.playerSpeed === undefined || (PLAYER_SPEEDS as readonly unknown[]).includes(v.playerSpeed)) &&
     (v.playerHeight === undefined || (typeof v.playerHeight === 'number' && v.playerHeight >= 0.15 && v.playerHeight <= 0.85)) &&
     (v.playerFit === undefined || v.playerFit === 'screen' || v.playerFit === 'width') &&
-    (v.scrollY === undefined || (typeof v.scrollY === 'number' && Number.isFinite(v.scrollY) && v.scrollY >= 0))
+    (v.scrollY === undefined || (typeof v.scrollY === 'number' && Number.isFinite(v.scrollY) && v.scrollY >= 0)) &&
+    (v.scrollStep === undefined || isIndex(v.scrollStep)) &&
+    (v.scrollStepTop === undefined || (typeof v.scrollStepTop === 'number' && Number.isFinite(v.scrollStepTop)))
   );
 }
 

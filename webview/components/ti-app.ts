@@ -606,6 +606,8 @@ export class TiApp extends LitElement {
   private pendingReveal: { index: number; block: ScrollLogicalPosition } | null = null;
   /** Scroll position to restore once the list is laid out (a re-created webview). */
   private pendingScrollY: number | null = null;
+  /** Step card to put back in place once the list is laid out (a re-created webview of a sliced rollout). */
+  private pendingAnchor: { index: number; top: number } | null = null;
   private scrollTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly onScroll = (): void => {
     clearTimeout(this.scrollTimer);
@@ -739,7 +741,8 @@ export class TiApp extends LitElement {
           if (st && st.rolloutId === m.rollout.id) {
             this.selected = st.selectedStep !== null && st.selectedStep < count ? st.selectedStep : null;
             this.expanded = new Set(st.expanded.filter((i) => i < count));
-            if (st.scrollY !== undefined && m.selectStep === null) this.pendingScrollY = st.scrollY;
+            if (m.sliced && st.scrollStep !== undefined && st.scrollStep < count && m.selectStep === null) this.pendingAnchor = { index: st.scrollStep, top: st.scrollStepTop ?? 0 };
+            else if (st.scrollY !== undefined && m.selectStep === null) this.pendingScrollY = st.scrollY;
           } else {
             // Start on the first step so the keys and Show in Source work right away.
             this.selected = count ? 0 : null;
@@ -753,7 +756,7 @@ export class TiApp extends LitElement {
         this.view = { kind: 'rollout', msg: m };
         this.requestCast(m);
         if (m.selectStep !== null && m.selectStep < count) this.select(m.selectStep, 'center');
-        else if (this.selected) this.pendingReveal = { index: this.selected, block: 'center' };
+        else if (this.selected && !this.pendingAnchor) this.pendingReveal = { index: this.selected, block: 'center' };
         this.persist();
         break;
       }
@@ -806,6 +809,54 @@ export class TiApp extends LitElement {
     }
   }
 
+  /** The first step card in view (its bottom below the viewport's top): its index and top (CSS px from the viewport's top). */
+  private topCard(): { index: number; top: number } | null {
+    let best: { index: number; top: number } | null = null;
+    for (const c of this.renderRoot.querySelectorAll<HTMLElement>('ti-step-card')) {
+      const r = c.getBoundingClientRect();
+      const index = Number(c.dataset.index);
+      if (r.bottom > 0 && Number.isInteger(index) && (!best || index < best.index)) best = { index, top: Math.round(r.top) };
+    }
+    return best;
+  }
+
+  /**
+   * Puts step `a.index`'s card back at `a.top` px from the viewport's top (a re-created webview
+   * of a sliced rollout): asks the virtualizer to render it, then corrects the scroll every frame
+   * while cards around it change height as their content arrives, until it holds still for 20
+   * frames, ~3 s pass, or the user scrolls, clicks or types.
+   */
+  private restoreAnchor(a: { index: number; top: number }): void {
+    let cancelled = false;
+    const cancel = (): void => {
+      cancelled = true;
+    };
+    const events = ['wheel', 'pointerdown', 'keydown', 'touchstart'] as const;
+    events.forEach((e) => window.addEventListener(e, cancel, { once: true, passive: true }));
+    const done = (): void => events.forEach((e) => window.removeEventListener(e, cancel));
+    const step = (tries: number, still: number): void => {
+      if (cancelled || this.pendingReveal || this.rolloutMsg === null) return done();
+      const card = this.renderRoot.querySelector<HTMLElement>(`ti-step-card[data-index="${a.index}"]`);
+      if (card) {
+        const d = card.getBoundingClientRect().top - a.top;
+        if (Math.abs(d) > 1) {
+          window.scrollBy(0, d);
+          still = 0;
+        } else still++;
+      } else {
+        const list = this.renderRoot.querySelector('main.timeline') as (HTMLElement & { [virtualizerRef]?: { element(i: number): { scrollIntoView(o?: ScrollIntoViewOptions): void } | undefined } }) | null;
+        try {
+          list?.[virtualizerRef]?.element(a.index)?.scrollIntoView({ block: 'start' });
+        } catch {
+          // no layout yet
+        }
+      }
+      if (tries > 0 && still < 20) requestAnimationFrame(() => step(tries - 1, still));
+      else done();
+    };
+    requestAnimationFrame(() => step(180, 0));
+  }
+
   /** Asks for the full steps of the cards rendered now and a margin around them (a sliced rollout). */
   private wantRange(): void {
     const r = this.range;
@@ -821,6 +872,13 @@ export class TiApp extends LitElement {
       expanded: [...this.expanded].sort((a, b) => a - b),
     };
     if (r && window.scrollY > 0) st.scrollY = Math.round(window.scrollY);
+    if (r?.sliced && st.scrollY !== undefined) {
+      const top = this.topCard();
+      if (top) {
+        st.scrollStep = top.index;
+        st.scrollStepTop = top.top;
+      }
+    }
     // Player settings only when changed from the defaults.
     if (this.playerCollapsed) st.playerCollapsed = true;
     if (this.playerSpeed !== 1) st.playerSpeed = this.playerSpeed;
@@ -1082,6 +1140,11 @@ export class TiApp extends LitElement {
 
   protected override updated(): void {
     this.watchDock();
+    if (this.pendingAnchor) {
+      const a = this.pendingAnchor;
+      this.pendingAnchor = null;
+      this.restoreAnchor(a);
+    }
     if (this.pendingScrollY !== null) {
       const y = this.pendingScrollY;
       this.pendingScrollY = null;

@@ -34,7 +34,8 @@ import {
 } from '../format';
 import { formatClock } from '../cast';
 import type { CutField } from '../../src/shared/protocol';
-import { describeCut } from '../stepStore';
+import { describeCut, estimateBodyHeight } from '../stepStore';
+import { ref } from 'lit/directives/ref.js';
 import { stepGist } from '../format';
 import './ti-output';
 
@@ -714,7 +715,7 @@ export class TiStepCard extends LitElement {
       const gist = stepGist(s);
       return html`<div class="card role-${s.role} ${lab} ${heat}">
         ${this.renderHead(s)} ${this.renderNote()}
-        <div class="body"><div class="slice-loading" role="status">${gist ? html`<span class="gist">${gist}</span> · ` : nothing}loading the full step (${describeCut(this.cutFields)})…</div></div>
+        <div class="body" ${ref((el) => el instanceof HTMLElement && (el.style.minHeight = `${estimateBodyHeight(s, this.cutFields ?? [], this.expanded, this.collapseLines)}px`))}><div class="slice-loading" role="status">${gist ? html`<span class="gist">${gist}</span> · ` : nothing}loading the full step (${describeCut(this.cutFields)})…</div></div>
       </div>`;
     }
     return html`<div class="card role-${s.role} ${lab} ${heat}">
