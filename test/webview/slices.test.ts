@@ -163,10 +163,16 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     await postToWebview(page, sliced);
     await waitFull(0);
     // Jump through the rollout as Go to Step / search results do: each target ends full.
-    for (let i = 55; i < N; i += 120) {
+    for (let i = 55; i < N; i += 160) {
       await postToWebview(page, { type: 'selectStep', index: i });
       await waitFull(i);
       assert.ok((await outputText(i)).includes(endLine(i)), `step ${i + 1}`);
+      // The cards around it grew as their content came: the selected card is (still) in view.
+      await page.waitForFunction((k) => {
+        const c = document.querySelector('ti-app')?.shadowRoot?.querySelector(`.step-card[data-index="${k}"]`);
+        const r = c?.getBoundingClientRect();
+        return !!r && r.bottom > 0 && r.top < window.innerHeight;
+      }, i, { timeout: 5000 });
     }
     const stats = await storeStats();
     const asked = host.requests.reduce((n, r) => n + r.to - r.from, 0);
@@ -177,7 +183,7 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     // j moves onto the next step, fetched; expanding shows every line of its output.
     await page.locator('#step-count').click();
     await page.keyboard.press('j');
-    const sel = 55 + 120 * Math.floor((N - 1 - 55) / 120) + 1;
+    const sel = 55 + 160 * Math.floor((N - 1 - 55) / 160) + 1;
     await waitFull(sel);
     await page.keyboard.press('o');
     await page.waitForFunction((k) => document.querySelector('ti-app')?.shadowRoot?.querySelector(`.step-card[data-index="${k}"]`)?.classList.contains('expanded'), sel);

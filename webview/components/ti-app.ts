@@ -795,6 +795,7 @@ export class TiApp extends LitElement {
         break;
       case 'steps':
         if (this.stepStore.receive(m)) {
+          this.keepInPlace();
           this.requestUpdate();
           this.wantRange(); // an answer cut short (size cap) leaves steps to ask for
         }
@@ -820,41 +821,65 @@ export class TiApp extends LitElement {
     return best;
   }
 
+  /** The card kept in place while cards around it change height (holdAnchor), and for how many more frames. */
+  private anchor: { index: number; top: number; frames: number; still: number; stillFrames: number } | null = null;
+
   /**
-   * Puts step `a.index`'s card back at `a.top` px from the viewport's top (a re-created webview
-   * of a sliced rollout): asks the virtualizer to render it, then corrects the scroll every frame
-   * while cards around it change height as their content arrives, until it holds still for 20
-   * frames, ~3 s pass, or the user scrolls, clicks or types.
+   * Keeps step `a.index`'s card at `a.top` px from the viewport's top while the cards of a sliced
+   * rollout change height as their content arrives (what the browser's scroll anchoring does for a
+   * plain list): asks the virtualizer to render the card when it is not, then corrects the scroll
+   * every frame until the card has held still for `stillFrames` frames, `frames` frames pass, a
+   * reveal takes over, or the user scrolls, clicks or types. A hold already running keeps its card
+   * and runs on.
    */
-  private restoreAnchor(a: { index: number; top: number }): void {
-    let cancelled = false;
-    const cancel = (): void => {
-      cancelled = true;
-    };
+  private holdAnchor(a: { index: number; top: number }, frames: number, stillFrames: number): void {
+    if (this.anchor) {
+      this.anchor.frames = Math.max(this.anchor.frames, frames);
+      this.anchor.still = 0;
+      return;
+    }
+    const hold = (this.anchor = { ...a, frames, still: 0, stillFrames });
     const events = ['wheel', 'pointerdown', 'keydown', 'touchstart'] as const;
-    events.forEach((e) => window.addEventListener(e, cancel, { once: true, passive: true }));
-    const done = (): void => events.forEach((e) => window.removeEventListener(e, cancel));
-    const step = (tries: number, still: number): void => {
-      if (cancelled || this.pendingReveal || this.rolloutMsg === null) return done();
-      const card = this.renderRoot.querySelector<HTMLElement>(`ti-step-card[data-index="${a.index}"]`);
+    const stop = (): void => {
+      events.forEach((e) => window.removeEventListener(e, stop));
+      if (this.anchor === hold) this.anchor = null;
+    };
+    events.forEach((e) => window.addEventListener(e, stop, { passive: true }));
+    const step = (): void => {
+      if (this.anchor !== hold) return;
+      if (this.pendingReveal || this.rolloutMsg === null) return stop();
+      const card = this.renderRoot.querySelector<HTMLElement>(`ti-step-card[data-index="${hold.index}"]`);
       if (card) {
-        const d = card.getBoundingClientRect().top - a.top;
+        const d = card.getBoundingClientRect().top - hold.top;
         if (Math.abs(d) > 1) {
           window.scrollBy(0, d);
-          still = 0;
-        } else still++;
+          hold.still = 0;
+        } else hold.still++;
       } else {
         const list = this.renderRoot.querySelector('main.timeline') as (HTMLElement & { [virtualizerRef]?: { element(i: number): { scrollIntoView(o?: ScrollIntoViewOptions): void } | undefined } }) | null;
         try {
-          list?.[virtualizerRef]?.element(a.index)?.scrollIntoView({ block: 'start' });
+          list?.[virtualizerRef]?.element(hold.index)?.scrollIntoView({ block: 'start' });
         } catch {
           // no layout yet
         }
       }
-      if (tries > 0 && still < 20) requestAnimationFrame(() => step(tries - 1, still));
-      else done();
+      if (--hold.frames > 0 && hold.still < hold.stillFrames) requestAnimationFrame(step);
+      else stop();
     };
-    requestAnimationFrame(() => step(180, 0));
+    requestAnimationFrame(step);
+  }
+
+  /** Full steps arrived: keep the selected card (when in view), else the top card, where it is while they render. */
+  private keepInPlace(): void {
+    if (this.anchor || this.pendingReveal || this.pendingScrollY !== null) return;
+    let a: { index: number; top: number } | null = null;
+    const sel = this.selected !== null ? this.renderRoot.querySelector<HTMLElement>(`ti-step-card[data-index="${this.selected}"]`) : null;
+    if (sel) {
+      const r = sel.getBoundingClientRect();
+      if (r.bottom > 0 && r.top < window.innerHeight) a = { index: this.selected!, top: Math.round(r.top) };
+    }
+    a ??= this.topCard();
+    if (a) this.holdAnchor(a, 60, 6);
   }
 
   /** Asks for the full steps of the cards rendered now and a margin around them (a sliced rollout). */
@@ -1143,7 +1168,7 @@ export class TiApp extends LitElement {
     if (this.pendingAnchor) {
       const a = this.pendingAnchor;
       this.pendingAnchor = null;
-      this.restoreAnchor(a);
+      this.holdAnchor(a, 180, 20);
     }
     if (this.pendingScrollY !== null) {
       const y = this.pendingScrollY;
