@@ -37,7 +37,8 @@ export async function serveSlices(page: Page, rollout: Rollout, rolloutIndex = 0
     const a = answerStepSlice(m, host.rolloutIndex, host.rollout);
     if (!a) return;
     host.answered++;
-    await page.evaluate((msg) => window.postMessage(msg, '*'), a).catch(() => undefined); // the page may be closed
+    // As JSON text parsed in the page, the way VS Code carries a host message (the page may be closed by now).
+    await page.evaluate((json) => window.postMessage(JSON.parse(json), '*'), JSON.stringify(a)).catch(() => undefined);
   };
   const host: SliceHost = {
     rollout,
