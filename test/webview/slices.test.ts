@@ -133,6 +133,12 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     assert.ok((await card(2).locator('.action-command').allTextContents()).includes(big.steps[2].actions[0].command!));
     assert.equal(await card(0).locator('.slice-loading').count(), 0);
     assertNoRepeats(host.requests);
+    // The host sends the rollout again (a search hit in the open timeline, a reload): the cards shown are fetched again.
+    const before = host.requests.length;
+    await postToWebview(page, { ...sliced });
+    await waitFull(0);
+    await waitFull(3);
+    assert.ok(host.requests.slice(before).some((r) => r.from === 0));
   });
 
   it('scrolled to the end, the last cards show their full content; requests are never repeated', async () => {

@@ -725,7 +725,8 @@ export class TiApp extends LitElement {
     switch (m.type) {
       case 'rollout': {
         this.stepStore.reset(m);
-        this.range = null;
+        // The virtualizer reports a range only when it changes: ask for the steps of the range shown once this rollout renders.
+        if (m.sliced) void this.updateComplete.then(() => this.wantRange());
         const prev = this.rolloutMsg;
         const sameRollout = prev !== null && prev.rollout.id === m.rollout.id;
         const count = m.rollout.steps.length;
