@@ -69,3 +69,11 @@ export async function serveSlices(page: Page, rollout: Rollout, rolloutIndex = 0
   })()`);
   return host;
 }
+
+/**
+ * Posts a host → webview message as JSON text parsed in the page (faster than postToWebview's
+ * object transfer for a message of megabytes, and the way VS Code carries it).
+ */
+export async function postJson(page: Page, msg: unknown): Promise<void> {
+  await page.evaluate((json) => window.postMessage(JSON.parse(json), '*'), JSON.stringify(msg));
+}

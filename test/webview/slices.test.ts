@@ -19,7 +19,7 @@ import { StepSlices } from '../../src/host/stepSlices';
 import type { RolloutMessage, StepSliceMessage } from '../../src/shared/protocol';
 import { sample } from '../unit/samples';
 import { ARTIFACTS, finishPage, launchChromium, postToWebview, sent, startHarness, waitForReady, watchProblems, type Harness, type PageProblems } from './harness';
-import { serveSlices, type SliceHost } from './sliceHost';
+import { postJson, serveSlices, type SliceHost } from './sliceHost';
 
 const SWE_AGENT = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
 const CONFIG = { collapseOutputLines: 20 };
@@ -114,7 +114,7 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     let host: SliceHost;
     ({ p: page, host } = await open());
     host.hold = true;
-    await postToWebview(page, sliced);
+    await postJson(page, sliced);
     await card(0).waitFor();
     await page.waitForFunction(() => (window.__sent as { type: string }[]).some((m) => m.type === 'stepSlice'));
     assert.match((await card(0).getAttribute('class')) ?? '', /\bloading\b/);
@@ -135,7 +135,7 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     assertNoRepeats(host.requests);
     // The host sends the rollout again (a search hit in the open timeline, a reload): the cards shown are fetched again.
     const before = host.requests.length;
-    await postToWebview(page, { ...sliced });
+    await postJson(page, { ...sliced });
     await waitFull(0);
     await waitFull(3);
     assert.ok(host.requests.slice(before).some((r) => r.from === 0));
@@ -144,7 +144,7 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
   it('scrolled to the end, the last cards show their full content; requests are never repeated', async () => {
     let host: SliceHost;
     ({ p: page, host } = await open());
-    await postToWebview(page, sliced);
+    await postJson(page, sliced);
     await waitFull(0);
     // Scroll to the end as a user does: the virtualizer grows the page as it measures cards, and
     // cards grow as their content comes, so scroll again until the last card is there, full.
@@ -166,7 +166,7 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
   it('Go to Step, j/k and expanding fetch the step; the store stays bounded while walking all 10,000 steps', async () => {
     let host: SliceHost;
     ({ p: page, host } = await open());
-    await postToWebview(page, sliced);
+    await postJson(page, sliced);
     await waitFull(0);
     // Jump through the rollout as Go to Step / search results do: each target ends full.
     for (let i = 55; i < N; i += 160) {
@@ -205,7 +205,7 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
   it('a re-created webview keeps the selection, expansion and scroll place, and fetches what it shows', async () => {
     let host: SliceHost;
     ({ p: page, host } = await open());
-    await postToWebview(page, sliced);
+    await postJson(page, sliced);
     await waitFull(0);
     await postToWebview(page, { type: 'selectStep', index: 7000 });
     await waitFull(7000);
@@ -228,7 +228,7 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     } finally {
       harness.setInitialState(null);
     }
-    await postToWebview(page, sliced);
+    await postJson(page, sliced);
     await waitFull(7000);
     assert.match((await card(7000).getAttribute('class')) ?? '', /\bselected\b.*\bexpanded\b|\bexpanded\b.*\bselected\b/);
     assert.equal((await outputText(7000)).replace(/\n$/, ''), big.steps[7000].observations[0].output.replace(/\n$/, ''));

@@ -52,6 +52,7 @@ import type { StepReplay } from './ti-step-card';
 import './ti-heatstrip';
 import './ti-scrollmarks';
 import { formatSize, StepStore } from '../stepStore';
+import { CardAnchor, topCard } from '../cardAnchor';
 
 type View =
   | { kind: 'waiting' }
@@ -626,6 +627,8 @@ export class TiApp extends LitElement {
   readonly stepStore = new StepStore({ post: (m) => post(m) });
   /** Cards the virtualizer renders now (its last `rangeChanged`), and the timer that asks for their steps. */
   private range: { first: number; last: number } | null = null;
+  /** Holds a card in place while a sliced rollout's cards change height (cardAnchor.ts). */
+  private readonly cardAnchor = new CardAnchor(() => this.renderRoot, () => this.pendingReveal !== null || this.rolloutMsg === null);
   private rangeTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly onRange = (e: Event): void => {
     const r = e as Event & { first: number; last: number };
@@ -796,7 +799,8 @@ export class TiApp extends LitElement {
         break;
       case 'steps':
         if (this.stepStore.receive(m)) {
-          this.keepInPlace();
+          // Keep the selected (else the top) card in place while the steps around it render.
+          if (this.pendingScrollY === null) this.cardAnchor.keepInView(this.selected);
           this.requestUpdate();
           this.wantRange(); // an answer cut short (size cap) leaves steps to ask for
         }
@@ -809,78 +813,6 @@ export class TiApp extends LitElement {
         }
         break;
     }
-  }
-
-  /** The first step card in view (its bottom below the viewport's top): its index and top (CSS px from the viewport's top). */
-  private topCard(): { index: number; top: number } | null {
-    let best: { index: number; top: number } | null = null;
-    for (const c of this.renderRoot.querySelectorAll<HTMLElement>('ti-step-card')) {
-      const r = c.getBoundingClientRect();
-      const index = Number(c.dataset.index);
-      if (r.bottom > 0 && Number.isInteger(index) && (!best || index < best.index)) best = { index, top: Math.round(r.top) };
-    }
-    return best;
-  }
-
-  /** The card kept in place while cards around it change height (holdAnchor), and for how many more frames. */
-  private anchor: { index: number; top: number; frames: number; still: number; stillFrames: number } | null = null;
-
-  /**
-   * Keeps step `a.index`'s card at `a.top` px from the viewport's top while the cards of a sliced
-   * rollout change height as their content arrives (what the browser's scroll anchoring does for a
-   * plain list): asks the virtualizer to render the card when it is not, then corrects the scroll
-   * every frame until the card has held still for `stillFrames` frames, `frames` frames pass, a
-   * reveal takes over, or the user scrolls, clicks or types. A hold already running keeps its card
-   * and runs on.
-   */
-  private holdAnchor(a: { index: number; top: number }, frames: number, stillFrames: number): void {
-    if (this.anchor) {
-      this.anchor.frames = Math.max(this.anchor.frames, frames);
-      this.anchor.still = 0;
-      return;
-    }
-    const hold = (this.anchor = { ...a, frames, still: 0, stillFrames });
-    const events = ['wheel', 'pointerdown', 'keydown', 'touchstart'] as const;
-    const stop = (): void => {
-      events.forEach((e) => window.removeEventListener(e, stop));
-      if (this.anchor === hold) this.anchor = null;
-    };
-    events.forEach((e) => window.addEventListener(e, stop, { passive: true }));
-    const step = (): void => {
-      if (this.anchor !== hold) return;
-      if (this.pendingReveal || this.rolloutMsg === null) return stop();
-      const card = this.renderRoot.querySelector<HTMLElement>(`ti-step-card[data-index="${hold.index}"]`);
-      if (card) {
-        const d = card.getBoundingClientRect().top - hold.top;
-        if (Math.abs(d) > 1) {
-          window.scrollBy(0, d);
-          hold.still = 0;
-        } else hold.still++;
-      } else {
-        const list = this.renderRoot.querySelector('main.timeline') as (HTMLElement & { [virtualizerRef]?: { element(i: number): { scrollIntoView(o?: ScrollIntoViewOptions): void } | undefined } }) | null;
-        try {
-          list?.[virtualizerRef]?.element(hold.index)?.scrollIntoView({ block: 'start' });
-        } catch {
-          // no layout yet
-        }
-      }
-      if (--hold.frames > 0 && hold.still < hold.stillFrames) requestAnimationFrame(step);
-      else stop();
-    };
-    requestAnimationFrame(step);
-  }
-
-  /** Full steps arrived: keep the selected card (when in view), else the top card, where it is while they render. */
-  private keepInPlace(): void {
-    if (this.anchor || this.pendingReveal || this.pendingScrollY !== null) return;
-    let a: { index: number; top: number } | null = null;
-    const sel = this.selected !== null ? this.renderRoot.querySelector<HTMLElement>(`ti-step-card[data-index="${this.selected}"]`) : null;
-    if (sel) {
-      const r = sel.getBoundingClientRect();
-      if (r.bottom > 0 && r.top < window.innerHeight) a = { index: this.selected!, top: Math.round(r.top) };
-    }
-    a ??= this.topCard();
-    if (a) this.holdAnchor(a, 60, 6);
   }
 
   /** Asks for the full steps of the cards rendered now and a margin around them (a sliced rollout). */
@@ -899,7 +831,7 @@ export class TiApp extends LitElement {
     };
     if (r && window.scrollY > 0) st.scrollY = Math.round(window.scrollY);
     if (r?.sliced && st.scrollY !== undefined) {
-      const top = this.topCard();
+      const top = topCard(this.renderRoot);
       if (top) {
         st.scrollStep = top.index;
         st.scrollStepTop = top.top;
@@ -1169,7 +1101,7 @@ export class TiApp extends LitElement {
     if (this.pendingAnchor) {
       const a = this.pendingAnchor;
       this.pendingAnchor = null;
-      this.holdAnchor(a, 180, 20);
+      this.cardAnchor.keep(a, 180, 20);
     }
     if (this.pendingScrollY !== null) {
       const y = this.pendingScrollY;
