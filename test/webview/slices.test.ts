@@ -124,9 +124,14 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     assert.equal(await page.locator('.sliced').count(), 1, 'the header says the rollout loads as it scrolls');
     assert.equal(await page.locator('main.timeline').getAttribute('data-sliced'), 'true');
     await card(0).screenshot({ path: path.join(ARTIFACTS, 'slices-loading.png') });
+    const height = () => card(0).evaluate((el) => Math.round(el.getBoundingClientRect().height));
+    const loadingHeight = await height();
     assert.ok(host.held.some((r) => r.from === 0), `the first chunk is asked for: ${JSON.stringify(host.held)}`);
     await host.release();
     await waitFull(0);
+    // The loading card held about the height the content took (so the list barely moves).
+    const fullHeight = await height();
+    assert.ok(loadingHeight > 0.6 * fullHeight && loadingHeight < 1.6 * fullHeight, `loading ${loadingHeight} px, full ${fullHeight} px`);
     const out = await outputText(0);
     assert.ok(out.includes(endLine(0)), `card 1 shows its full output: ${out.slice(-200)}`);
     await waitFull(2);
