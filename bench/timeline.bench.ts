@@ -19,6 +19,7 @@ import { loadFile } from '../src/core/load';
 import type { Rollout } from '../src/core/model';
 import { rolloutMessage } from '../src/host/present';
 import { StepSlices } from '../src/host/stepSlices';
+import { HEAD_CHARS } from '../src/shared/stepHeads';
 import type { RolloutMessage } from '../src/shared/protocol';
 import { launchChromium, startHarness, waitForReady } from '../test/webview/harness';
 import { serveSlices } from '../test/webview/sliceHost';
@@ -145,10 +146,10 @@ Sliced, the 10,000-step rollout's message is **${fmt(results.whole.mb / results.
 instead of ${fmt(results.whole.mb, 1)} MB) and its first step shows its full content **${fmt(ratio, 1)}× sooner** than whole (same run). A far step
 jumped to shows its full content after one slice round trip. The DOM does not grow with the rollout (virtualized list).
 The message travels here through the Chrome DevTools protocol (JSON text), a stand-in for VS Code's extension host → webview
-IPC that is likely slower per MB: read the ratio and the sizes, not the absolute times. Heads are ~0.8 KB a step
+IPC that is likely slower per MB: read the ratio and the sizes, not the absolute times. Heads are ~0.7 KB a step
 (previews of message, reasoning and output, the fields every other view reads, and what was cut), so the ratio grows
 with the length of the steps' texts.
-Heads keep each text's first ${'160'} characters / 2 lines; the webview keeps at most 2,000 full steps (LRU, 32 Mi characters).
+Heads keep each text's first ${HEAD_CHARS} characters / 2 lines; the webview keeps at most 2,000 full steps (LRU, 32 Mi characters).
 `,
   );
 }

@@ -16,7 +16,7 @@ import { MAX_SLICE_STEPS } from './protocol';
 /** A rollout estimated larger than this (UTF-16 code units of its JSON, about 1 MiB of text) is sent as heads. */
 export const SLICE_MIN_CHARS = 1024 * 1024;
 /** A head keeps at most this many characters of each long text… */
-export const HEAD_CHARS = 160;
+export const HEAD_CHARS = 100;
 /** …and at most this many lines of it. */
 export const HEAD_LINES = 2;
 /** One `steps` answer carries at most this many characters of step text (at least one step). */
