@@ -1,25 +1,39 @@
 /**
- * Opening a rollout of 10,000 steps in the timeline webview: time from the host's `rollout` message
- * to the first rendered step card in Chromium, and the DOM nodes present then (elements, shadow
- * roots included), against a rollout of 100 steps in the same run (the DOM must not grow with the
- * rollout). The built webview runs in the webview test harness (test/webview/harness.ts: the
- * extension's HTML shell and CSP, a stub host).
+ * Opening a rollout of 10,000 steps in the timeline webview, whole and sliced (issue 7):
+ * - the size of the host's `rollout` message (its JSON), whole vs as step heads;
+ * - time from posting that message to the first step card rendered with its full content in
+ *   Chromium, and the DOM nodes then (elements, shadow roots included), against a rollout of 100
+ *   steps in the same run (the DOM must not grow with the rollout);
+ * - time from a jump to a far step (the host's `selectStep`, as Go to Step sends it) until that
+ *   step's card shows its full content.
+ * The built webview runs in the webview test harness (test/webview/harness.ts: the extension's HTML
+ * shell and CSP, a stub host). In the sliced runs the bench answers the page's `stepSlice` requests
+ * as the host does (test/webview/sliceHost.ts: src/shared/stepHeads.ts `answerStepSlice`, posted
+ * back across the process boundary).
  *
  * Input: the steps of the real SWE-agent sample rollout, repeated (re-indexed) to the length wanted.
  */
 import * as path from 'node:path';
+import type { Page } from 'playwright-core';
 import { loadFile } from '../src/core/load';
 import type { Rollout } from '../src/core/model';
 import { rolloutMessage } from '../src/host/present';
+import { StepSlices } from '../src/host/stepSlices';
+import { HEAD_CHARS } from '../src/shared/stepHeads';
+import type { RolloutMessage } from '../src/shared/protocol';
 import { launchChromium, startHarness, waitForReady } from '../test/webview/harness';
+import { serveSlices } from '../test/webview/sliceHost';
 import { samplesDir } from './genDump';
 import { fmt, median, writeSection } from './lib';
 
 // page.evaluate callbacks run in Chromium.
 declare const window: any;
+declare const document: any;
 
 const RUNS = 5;
 const SAMPLE = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
+/** The far step jumped to (0-based). */
+const FAR = 9000;
 
 /** A copy of `r` with `n` steps (its steps repeated, re-indexed). */
 function longRollout(r: Rollout, n: number): Rollout {
@@ -27,77 +41,115 @@ function longRollout(r: Rollout, n: number): Rollout {
   return { ...r, id: `${r.id}-x${n}`, steps };
 }
 
+/** In the page: whether card `k` is rendered with its full content (not loading). No named inner functions: the page lacks tsx's helpers. */
+const isFull = (k: number): boolean => {
+  const c = document.querySelector('ti-app')?.shadowRoot?.querySelector(`ti-step-card[data-index="${k}"]`);
+  return !!c && !c.classList.contains('loading') && !!c.shadowRoot && c.shadowRoot.childElementCount > 0 && !c.shadowRoot.querySelector('.slice-loading');
+};
+
+interface Run {
+  /** ms from the host side posting the `rollout` message to the first step card showing its full content. */
+  firstFull: number;
+  nodes: number;
+  cards: number;
+  /** ms from the host side posting `selectStep` FAR to that card showing its full content (10,000 steps only). */
+  jump: number | null;
+}
+
+/**
+ * Posts `msg` from this process into the page (as JSON text, parsed there: the way VS Code carries
+ * the host's message to the webview) and times until the first card shows its full content, then
+ * the jump to FAR.
+ */
+async function measure(page: Page, msg: RolloutMessage, withJump: boolean): Promise<Run> {
+  // As VS Code carries a webview message: JSON from the host process, parsed and posted in the webview.
+  const t0 = performance.now();
+  await page.evaluate((json) => window.postMessage(JSON.parse(json), '*'), JSON.stringify(msg));
+  await page.waitForFunction(isFull, 0, { polling: 'raf', timeout: 120_000 });
+  const firstFull = performance.now() - t0;
+  const { nodes, cards } = (await page.evaluate(`(() => {
+    let nodes = 0;
+    const walk = (root) => {
+      for (const el of root.querySelectorAll('*')) {
+        nodes++;
+        if (el.shadowRoot) walk(el.shadowRoot);
+      }
+    };
+    walk(document);
+    return { nodes, cards: document.querySelector('ti-app').shadowRoot.querySelectorAll('ti-step-card').length };
+  })()`)) as { nodes: number; cards: number };
+  if (!withJump) return { firstFull, nodes, cards, jump: null };
+  await page.waitForTimeout(300); // let the first slices settle
+  const t1 = performance.now();
+  await page.evaluate((i) => window.postMessage({ type: 'selectStep', index: i }, '*'), FAR);
+  await page.waitForFunction(isFull, FAR, { polling: 'raf', timeout: 60_000 });
+  return { firstFull, nodes, cards, jump: performance.now() - t1 };
+}
+
 async function main(): Promise<void> {
   const file = await loadFile(path.join(samplesDir(), SAMPLE));
   const harness = await startHarness();
   const browser = await launchChromium();
-  const results: Record<number, { ms: number[]; nodes: number[]; cards: number[] }> = {};
+  const cases: { key: string; n: number; sliced: boolean }[] = [
+    { key: '100', n: 100, sliced: false },
+    { key: 'whole', n: 10_000, sliced: false },
+    { key: 'sliced', n: 10_000, sliced: true },
+  ];
+  const results: Record<string, { runs: Run[]; mb: number }> = {};
   try {
-    for (const n of [100, 10_000]) {
-      const r = longRollout(file.rollouts[0], n);
-      const msg = rolloutMessage({ ...file, rollouts: [r] }, 0, null, { collapseOutputLines: 20 });
-      results[n] = { ms: [], nodes: [], cards: [] };
+    for (const c of cases) {
+      const r = longRollout(file.rollouts[0], c.n);
+      const whole = rolloutMessage({ ...file, rollouts: [r] }, 0, null, { collapseOutputLines: 20 });
+      const msg: RolloutMessage = c.sliced ? new StepSlices().present(whole) : whole;
+      if (c.sliced && !msg.sliced) throw new Error('the 10,000-step rollout was not sliced');
+      results[c.key] = { runs: [], mb: JSON.stringify(msg).length / 1e6 };
       for (let run = 0; run < RUNS + 1; run++) {
         const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
         await page.goto(harness.url);
         await waitForReady(page);
-        await page.evaluate((m) => {
-          window.__benchMsg = m;
-        }, msg);
-        // A string, not a function: the bundler's name helpers do not exist in the page.
-        const out = (await page.evaluate(`new Promise((resolve) => {
-          const t0 = performance.now();
-          window.postMessage(window.__benchMsg, '*');
-          const check = () => {
-            const card = document.querySelector('ti-app')?.shadowRoot?.querySelector('ti-step-card');
-            if (card && card.shadowRoot && card.shadowRoot.childElementCount > 0) {
-              requestAnimationFrame(() => {
-                const ms = performance.now() - t0;
-                let nodes = 0;
-                const walk = (root) => {
-                  for (const el of root.querySelectorAll('*')) {
-                    nodes++;
-                    if (el.shadowRoot) walk(el.shadowRoot);
-                  }
-                };
-                walk(document);
-                const cards = document.querySelector('ti-app').shadowRoot.querySelectorAll('ti-step-card').length;
-                resolve({ ms, nodes, cards });
-              });
-            } else requestAnimationFrame(check);
-          };
-          check();
-        })`)) as { ms: number; nodes: number; cards: number };
+        if (c.sliced) await serveSlices(page, r);
+        const out = await measure(page, msg, c.n === 10_000);
         await page.close();
         if (run === 0) continue; // warm-up
-        results[n].ms.push(out.ms);
-        results[n].nodes.push(out.nodes);
-        results[n].cards.push(out.cards);
-        console.log(`${n} steps, run ${run}: first step rendered after ${fmt(out.ms, 0)} ms; ${out.nodes} DOM nodes, ${out.cards} cards`);
+        results[c.key].runs.push(out);
+        console.log(`${c.key}, run ${run}: first step full after ${fmt(out.firstFull, 0)} ms; ${out.nodes} DOM nodes, ${out.cards} cards${out.jump !== null ? `; jump to #${FAR + 1} full after ${fmt(out.jump, 0)} ms` : ''}`);
       }
     }
   } finally {
     await browser.close();
     await harness.close();
   }
-  const a = results[100];
-  const b = results[10_000];
+  const med = (key: string, f: (r: Run) => number) => median(results[key].runs.map(f));
+  const all = (key: string, f: (r: Run) => number) => results[key].runs.map((r) => fmt(f(r), 0)).join(', ');
+  const row = (label: string, key: string) =>
+    `| ${label} | ${fmt(results[key].mb, 1)} MB | ${fmt(med(key, (r) => r.firstFull), 0)} ms (${all(key, (r) => r.firstFull)}) | ${med(key, (r) => r.nodes)} | ${med(key, (r) => r.cards)} | ${key === '100' ? '—' : `${fmt(med(key, (r) => r.jump ?? NaN), 0)} ms (${all(key, (r) => r.jump ?? NaN)})`} |`;
+  const ratio = med('whole', (r) => r.firstFull) / med('sliced', (r) => r.firstFull);
   writeSection(
     'timeline',
-    'Opening a rollout of 10,000 steps in the timeline webview',
+    'Opening a rollout of 10,000 steps in the timeline webview, whole and sliced',
     `
 Input: the steps of the real SWE-agent sample \`${SAMPLE}\` repeated to 100 and to 10,000 steps. The built webview in Chromium
-(test/webview/harness.ts: the extension's HTML shell and CSP, a stub host), viewport 1100×900; time from posting the host's
-\`rollout\` message to the frame after the first step card rendered. ${RUNS} runs each after a warm-up; medians.
+(test/webview/harness.ts: the extension's HTML shell and CSP, a stub host), viewport 1100×900. "Message" is the JSON size of the
+host's \`rollout\` message; "first step" the time from the bench process posting it into the page (as JSON text carried
+across the process boundary and parsed there, as VS Code carries the extension host's message) until the first step card shows its full content (for the
+sliced rollout: after its slice came back from the stub host, which answers \`stepSlice\` with the host's own
+\`answerStepSlice\` from the bench process); "jump" the time from posting \`selectStep\` for step #${FAR + 1} (Go to Step) until
+its card shows its full content. ${RUNS} runs each after a warm-up; medians (all runs in brackets).
 
-| rollout | first step rendered (target < 300 ms) | DOM elements then (shadow roots included) | step cards in the DOM |
-|---|---|---|---|
-| 100 steps | ${fmt(median(a.ms), 0)} ms (${a.ms.map((t) => fmt(t, 0)).join(', ')}) | ${median(a.nodes)} | ${median(a.cards)} |
-| **10,000 steps** | **${fmt(median(b.ms), 0)} ms** (${b.ms.map((t) => fmt(t, 0)).join(', ')}) | **${median(b.nodes)}** | ${median(b.cards)} |
+| rollout | message | first step with full content | DOM elements then | step cards in the DOM | jump to #${FAR + 1}, full |
+|---|---|---|---|---|---|
+${row('100 steps, whole', '100')}
+${row('10,000 steps, whole', 'whole')}
+${row('**10,000 steps, sliced**', 'sliced')}
 
-The step list is virtualized (@lit-labs/virtualizer): the DOM holds the cards near the viewport only, so it does not grow with
-the rollout (${median(b.nodes)} elements for 10,000 steps vs ${median(a.nodes)} for 100). The whole rollout still travels in one
-message (the slice protocol of the issue is not done).
+Sliced, the 10,000-step rollout's message is **${fmt(results.whole.mb / results.sliced.mb, 1)}× smaller** (${fmt(results.sliced.mb, 1)} MB of step heads
+instead of ${fmt(results.whole.mb, 1)} MB) and its first step shows its full content **${fmt(ratio, 1)}× sooner** than whole (same run). A far step
+jumped to shows its full content after one slice round trip. The DOM does not grow with the rollout (virtualized list).
+The message travels here through the Chrome DevTools protocol (JSON text), a stand-in for VS Code's extension host → webview
+IPC that is likely slower per MB: read the ratio and the sizes, not the absolute times. Heads are ~0.7 KB a step
+(previews of message, reasoning and output, the fields every other view reads, and what was cut), so the ratio grows
+with the length of the steps' texts.
+Heads keep each text's first ${HEAD_CHARS} characters / 2 lines; the webview keeps at most 2,000 full steps (LRU, 32 Mi characters).
 `,
   );
 }

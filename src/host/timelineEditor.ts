@@ -17,6 +17,7 @@ import type { LabelSession } from './labelSession';
 import type { LabelService } from './labels';
 import type { ScoringService } from './scoring/service';
 import { castError, errorToMessage, makeNonce, rolloutMessage, timelineHtml } from './present';
+import { StepSlices } from './stepSlices';
 
 export const TIMELINE_VIEW_TYPE = 'trajectoryInspector.timeline';
 /** Context key: true while at least one timeline is open (enables the step commands). */
@@ -77,6 +78,8 @@ export class TimelinePanel implements vscode.Disposable {
   /** Newest label request of the webview handled (echoed in `labels`). */
   private labelSeq: number | null = null;
   private labelOpenSeq = 0;
+  /** Step heads of a large rollout and the answers to the webview's `stepSlice` requests (issue 7). */
+  private readonly slices = new StepSlices();
 
   constructor(
     readonly uri: vscode.Uri,
@@ -344,7 +347,7 @@ export class TimelinePanel implements vscode.Disposable {
       }
       const select = this.pendingStep;
       this.pendingStep = null;
-      this.post(f ? f.message(this.rolloutIndex, select, this.config()) : rolloutMessage(this.loaded, this.rolloutIndex, select, this.config()));
+      this.post(this.slices.present(f ? f.message(this.rolloutIndex, select, this.config()) : rolloutMessage(this.loaded, this.rolloutIndex, select, this.config())));
       this.sendLabels();
       replayHook()?.resend(this);
       this.owner.scoring?.panelShown(this);
@@ -404,6 +407,11 @@ export class TimelinePanel implements vscode.Disposable {
       case 'replay':
         await replayHook()?.onMessage(this, m);
         break;
+      case 'stepSlice': {
+        const answer = this.slices.answer(m, this.rolloutIndex, this.rollout);
+        if (answer) this.post(answer);
+        break;
+      }
     }
   }
 

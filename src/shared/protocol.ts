@@ -7,11 +7,13 @@
  * (`rollout` or `loadError`). A rollout with a terminal recording is then asked for it (`loadCast`
  * → `cast`), so a large recording never delays the timeline. The rollout's labels follow it
  * (`labels`), and again after every change; the webview asks for changes (`setLabel`,
- * `markFirstError`, `undoLabel`, `redoLabel`) and shows what the host answers. Every message carries a `type`
+ * `markFirstError`, `undoLabel`, `redoLabel`) and shows what the host answers. A large rollout comes
+ * as step heads (`rollout.sliced`); the webview asks for the full steps it shows (`stepSlice` → `steps`).
+ * Every message carries a `type`
  * discriminator. Each side validates what it receives with the guards below and ignores anything else.
  */
 import type { CurrentLabel, LabelValue } from '../core/labels/api';
-import type { FormatId, Rollout } from '../core/model';
+import type { FormatId, Rollout, Step } from '../core/model';
 
 /** One line of a rollout picker: enough to choose a rollout without sending all of them. */
 export interface RolloutSummary {
@@ -61,6 +63,13 @@ export interface PersistedState {
   playerFit?: 'screen' | 'width';
   /** Timeline scroll position (CSS px from the top) of the rollout `rolloutId`. Absent = reveal the selected step. */
   scrollY?: number;
+  /**
+   * A sliced rollout (issue 7) is restored by the step at the top of the view instead, since its
+   * cards change height as their content arrives: that step's index and its card's top (CSS px from
+   * the viewport's top). Absent = use `scrollY`.
+   */
+  scrollStep?: number;
+  scrollStepTop?: number;
 }
 
 /** Playback speeds the terminal player offers. */
@@ -104,6 +113,47 @@ export interface RolloutMessage {
   /** Step to select after rendering (from Go to Step, the tree, or restored state); null keeps the webview's own. */
   selectStep: number | null;
   config: ViewConfig;
+  /**
+   * Set when the rollout is large (issue 7): `rollout.steps` are then step HEADS (the Step shape,
+   * long texts cut to a preview) and the webview asks for the full steps it shows (`stepSlice` →
+   * `steps`). Absent: the steps are whole.
+   */
+  sliced?: SlicedInfo;
+}
+
+/** A text of a step head cut to its preview: which one, and how long the whole text is. */
+export interface CutField {
+  /** `message`, `reasoning`, `actions.<i>.command`, `actions.<i>.arguments` (as JSON text) or `observations.<i>.output`. */
+  field: string;
+  /** Length of the whole text (UTF-16 code units). */
+  chars: number;
+  /** Lines of the whole text (a final newline ends the last line, it does not start one). */
+  lines: number;
+}
+
+/** What a sliced `rollout` message left out (src/core/stepHeads.ts builds it). */
+export interface SlicedInfo {
+  /** Size the whole rollout would have had in the message (UTF-16 code units of its JSON, estimated). */
+  fullChars: number;
+  /** Size of the rollout as sent (heads; same estimate). */
+  headChars: number;
+  /** The steps whose head left text out, ascending by index, with what was cut; steps not listed are whole. */
+  cuts: { index: number; fields: CutField[] }[];
+}
+
+/**
+ * Answer to `stepSlice`: the full steps `from`, `from + 1`, … of the rollout shown (fewer than asked
+ * when they would have made the answer too large: the webview asks again for the rest).
+ */
+export interface StepsMessage {
+  type: 'steps';
+  rolloutIndex: number;
+  /** Rollout the steps belong to (a late answer for another rollout is dropped). */
+  rolloutId: string;
+  from: number;
+  steps: Step[];
+  /** `seq` of the request this answers. */
+  seq: number;
 }
 
 /** The file could not be read: located issues (RolloutLoadError), formats tried (UnknownFormatError) or a bare message. */
@@ -278,6 +328,7 @@ export interface ScoresMessage {
 }
 
 export type HostMessage =
+  | StepsMessage
   | ReplayStateMessage
   | ScoresMessage
   | LabelsMessage
@@ -378,7 +429,23 @@ export interface ReplayControlMessage {
   stepIndex?: number;
 }
 
+/** Most steps one `stepSlice` may ask for. */
+export const MAX_SLICE_STEPS = 200;
+
+/** Ask for the full steps `from` … `to - 1` (at most MAX_SLICE_STEPS) of a sliced rollout. Answered by `steps`. */
+export interface StepSliceMessage {
+  type: 'stepSlice';
+  rolloutIndex: number;
+  rolloutId: string;
+  from: number;
+  /** Exclusive. */
+  to: number;
+  /** Request number (increasing), echoed in the answer. */
+  seq: number;
+}
+
 export type WebviewMessage =
+  | StepSliceMessage
   | ReplayControlMessage
   | SetLabelMessage
   | MarkFirstErrorMessage
@@ -436,7 +503,9 @@ export function isPersistedState(v: unknown): v is PersistedState {
     (v.playerSpeed === undefined || (PLAYER_SPEEDS as readonly unknown[]).includes(v.playerSpeed)) &&
     (v.playerHeight === undefined || (typeof v.playerHeight === 'number' && v.playerHeight >= 0.15 && v.playerHeight <= 0.85)) &&
     (v.playerFit === undefined || v.playerFit === 'screen' || v.playerFit === 'width') &&
-    (v.scrollY === undefined || (typeof v.scrollY === 'number' && Number.isFinite(v.scrollY) && v.scrollY >= 0))
+    (v.scrollY === undefined || (typeof v.scrollY === 'number' && Number.isFinite(v.scrollY) && v.scrollY >= 0)) &&
+    (v.scrollStep === undefined || isIndex(v.scrollStep)) &&
+    (v.scrollStepTop === undefined || (typeof v.scrollStepTop === 'number' && Number.isFinite(v.scrollStepTop)))
   );
 }
 
@@ -470,6 +539,16 @@ export function isWebviewMessage(v: unknown): v is WebviewMessage {
       );
     case 'markFirstError':
       return isIndex(v.rolloutIndex) && isIndex(v.stepIndex) && (v.seq === undefined || isIndex(v.seq));
+    case 'stepSlice':
+      return (
+        isIndex(v.rolloutIndex) &&
+        typeof v.rolloutId === 'string' &&
+        isIndex(v.from) &&
+        isIndex(v.to) &&
+        v.to > v.from &&
+        v.to - v.from <= MAX_SLICE_STEPS &&
+        isIndex(v.seq)
+      );
     case 'replay':
       return (
         (REPLAY_ACTIONS as readonly unknown[]).includes(v.action) &&
@@ -519,10 +598,21 @@ export function isHostMessage(v: unknown): v is HostMessage {
         isObj(v.rollout) &&
         Array.isArray((v.rollout as Record<string, unknown>).steps) &&
         (v.selectStep === null || isIndex(v.selectStep)) &&
-        isObj(v.config)
+        isObj(v.config) &&
+        (v.sliced === undefined || isSlicedInfo(v.sliced))
       );
     case 'loadError':
       return typeof v.file === 'string' && typeof v.message === 'string' && Array.isArray(v.issues) && Array.isArray(v.declined);
+    case 'steps':
+      return (
+        isIndex(v.rolloutIndex) &&
+        typeof v.rolloutId === 'string' &&
+        isIndex(v.from) &&
+        isIndex(v.seq) &&
+        Array.isArray(v.steps) &&
+        v.steps.length <= MAX_SLICE_STEPS &&
+        v.steps.every((s, k) => isObj(s) && s.index === (v.from as number) + k && Array.isArray(s.actions) && Array.isArray(s.observations) && typeof s.message === 'string')
+      );
     case 'selectStep':
       return isIndex(v.index);
     case 'moveSelection':
@@ -580,6 +670,22 @@ export function isHostMessage(v: unknown): v is HostMessage {
     default:
       return false;
   }
+}
+
+function isSlicedInfo(v: unknown): v is SlicedInfo {
+  return (
+    isObj(v) &&
+    isIndex(v.fullChars) &&
+    isIndex(v.headChars) &&
+    Array.isArray(v.cuts) &&
+    v.cuts.every(
+      (c) =>
+        isObj(c) &&
+        isIndex(c.index) &&
+        Array.isArray(c.fields) &&
+        c.fields.every((f) => isObj(f) && typeof f.field === 'string' && isIndex(f.chars) && isIndex(f.lines)),
+    )
+  );
 }
 
 const SCORE_STATES: readonly unknown[] = ['idle', 'scoring', 'done', 'error', 'cancelled'];

@@ -51,6 +51,8 @@ import type { ReplayStateMessage } from '../../src/shared/protocol';
 import type { StepReplay } from './ti-step-card';
 import './ti-heatstrip';
 import './ti-scrollmarks';
+import { formatSize, StepStore } from '../stepStore';
+import { CardAnchor, topCard } from '../cardAnchor';
 
 type View =
   | { kind: 'waiting' }
@@ -605,6 +607,8 @@ export class TiApp extends LitElement {
   private pendingReveal: { index: number; block: ScrollLogicalPosition } | null = null;
   /** Scroll position to restore once the list is laid out (a re-created webview). */
   private pendingScrollY: number | null = null;
+  /** Step card to put back in place once the list is laid out (a re-created webview of a sliced rollout). */
+  private pendingAnchor: { index: number; top: number } | null = null;
   private scrollTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly onScroll = (): void => {
     clearTimeout(this.scrollTimer);
@@ -619,6 +623,20 @@ export class TiApp extends LitElement {
   /** Step marks of the current rollout, computed once per rollout object. */
   private marksFor: { rollout: Rollout; marks: StepMark[]; view: PlayerMark[] } | null = null;
   private dockObserver: ResizeObserver | null = null;
+  /** Full steps of a sliced (large) rollout, asked for as their cards come into view (issue 7). */
+  readonly stepStore = new StepStore({ post: (m) => post(m) });
+  /** Cards the virtualizer renders now (its last `rangeChanged`), and the timer that asks for their steps. */
+  private range: { first: number; last: number } | null = null;
+  /** Holds a card in place while a sliced rollout's cards change height (cardAnchor.ts). */
+  private readonly cardAnchor = new CardAnchor(() => this.renderRoot, () => this.pendingReveal !== null || this.rolloutMsg === null);
+  private rangeTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly onRange = (e: Event): void => {
+    const r = e as Event & { first: number; last: number };
+    this.range = { first: r.first, last: r.last };
+    // Coalesces the events of a fast scroll into one look at the range.
+    clearTimeout(this.rangeTimer);
+    this.rangeTimer = setTimeout(() => this.wantRange(), 30);
+  };
 
   override connectedCallback(): void {
     super.connectedCallback();
@@ -634,6 +652,7 @@ export class TiApp extends LitElement {
     window.removeEventListener('keydown', this.onKeyDown);
     window.removeEventListener('scroll', this.onScroll);
     clearTimeout(this.scrollTimer);
+    clearTimeout(this.rangeTimer);
     this.dockObserver?.disconnect();
     this.dockObserver = null;
   }
@@ -708,6 +727,9 @@ export class TiApp extends LitElement {
   private onMessage(m: HostMessage): void {
     switch (m.type) {
       case 'rollout': {
+        this.stepStore.reset(m);
+        // The virtualizer reports a range only when it changes: ask for the steps of the range shown once this rollout renders.
+        if (m.sliced) void this.updateComplete.then(() => this.wantRange());
         const prev = this.rolloutMsg;
         const sameRollout = prev !== null && prev.rollout.id === m.rollout.id;
         const count = m.rollout.steps.length;
@@ -723,7 +745,8 @@ export class TiApp extends LitElement {
           if (st && st.rolloutId === m.rollout.id) {
             this.selected = st.selectedStep !== null && st.selectedStep < count ? st.selectedStep : null;
             this.expanded = new Set(st.expanded.filter((i) => i < count));
-            if (st.scrollY !== undefined && m.selectStep === null) this.pendingScrollY = st.scrollY;
+            if (m.sliced && st.scrollStep !== undefined && st.scrollStep < count && m.selectStep === null) this.pendingAnchor = { index: st.scrollStep, top: st.scrollStepTop ?? 0 };
+            else if (st.scrollY !== undefined && m.selectStep === null) this.pendingScrollY = st.scrollY;
           } else {
             // Start on the first step so the keys and Show in Source work right away.
             this.selected = count ? 0 : null;
@@ -737,7 +760,7 @@ export class TiApp extends LitElement {
         this.view = { kind: 'rollout', msg: m };
         this.requestCast(m);
         if (m.selectStep !== null && m.selectStep < count) this.select(m.selectStep, 'center');
-        else if (this.selected) this.pendingReveal = { index: this.selected, block: 'center' };
+        else if (this.selected && !this.pendingAnchor) this.pendingReveal = { index: this.selected, block: 'center' };
         this.persist();
         break;
       }
@@ -774,6 +797,14 @@ export class TiApp extends LitElement {
         if (this.rolloutMsg && this.rolloutMsg.rollout.id !== m.rolloutId) break;
         this.scoresMsg = m;
         break;
+      case 'steps':
+        if (this.stepStore.receive(m)) {
+          // Keep the selected (else the top) card in place while the steps around it render.
+          if (this.pendingScrollY === null) this.cardAnchor.keepInView(this.selected);
+          this.requestUpdate();
+          this.wantRange(); // an answer cut short (size cap) leaves steps to ask for
+        }
+        break;
       case 'cast':
         if (this.cast && this.cast.rolloutId === m.rolloutId && this.rolloutMsg?.rollout.id === m.rolloutId) {
           this.cast = { ...this.cast, msg: m };
@@ -782,6 +813,12 @@ export class TiApp extends LitElement {
         }
         break;
     }
+  }
+
+  /** Asks for the full steps of the cards rendered now and a margin around them (a sliced rollout). */
+  private wantRange(): void {
+    const r = this.range;
+    if (r && r.last >= r.first) this.stepStore.want(r.first - 10, r.last + 11);
   }
 
   private persist(): void {
@@ -793,6 +830,13 @@ export class TiApp extends LitElement {
       expanded: [...this.expanded].sort((a, b) => a - b),
     };
     if (r && window.scrollY > 0) st.scrollY = Math.round(window.scrollY);
+    if (r?.sliced && st.scrollY !== undefined) {
+      const top = topCard(this.renderRoot);
+      if (top) {
+        st.scrollStep = top.index;
+        st.scrollStepTop = top.top;
+      }
+    }
     // Player settings only when changed from the defaults.
     if (this.playerCollapsed) st.playerCollapsed = true;
     if (this.playerSpeed !== 1) st.playerSpeed = this.playerSpeed;
@@ -811,6 +855,7 @@ export class TiApp extends LitElement {
     const count = r.rollout.steps.length;
     if (count === 0) return;
     const i = Math.max(0, Math.min(count - 1, index));
+    this.stepStore.want(i, i + 1);
     const changed = i !== this.selected;
     this.selected = i;
     if (block) this.pendingReveal = { index: i, block };
@@ -1053,6 +1098,11 @@ export class TiApp extends LitElement {
 
   protected override updated(): void {
     this.watchDock();
+    if (this.pendingAnchor) {
+      const a = this.pendingAnchor;
+      this.pendingAnchor = null;
+      this.cardAnchor.keep(a, 180, 20);
+    }
     if (this.pendingScrollY !== null) {
       const y = this.pendingScrollY;
       this.pendingScrollY = null;
@@ -1300,6 +1350,9 @@ export class TiApp extends LitElement {
         ${t.hasCost ? html`<span>${formatCost(t.cost)}</span>` : nothing}
         ${r.environment.image ? html`<span title="environment image">${r.environment.image}</span>` : nothing}
         ${this.renderRefSummary(r)}
+        ${m.sliced
+          ? html`<span class="sliced" title=${`The rollout is ${formatSize(m.sliced.fullChars)} of text: each step's full content is fetched when its card comes into view (${formatSize(m.sliced.headChars)} sent up front).`}>large rollout · steps load as you scroll</span>`
+          : nothing}
       </div>
       ${m.summaries.length > 1 ? this.renderPicker(m) : nothing}
       ${r.task.instruction
@@ -1344,20 +1397,24 @@ export class TiApp extends LitElement {
           : nothing} · label <kbd>1</kbd> good <kbd>2</kbd> neutral <kbd>3</kbd> bad · <kbd>f</kbd> first error · <kbd>n</kbd> note ·
         <kbd>Enter</kbd> next unlabelled · <kbd>u</kbd> undo · <kbd>?</kbd> all keys
       </div>
-      <main class="timeline" role="list" @click=${this.onCardClick} @note-done=${this.onNoteDone} @toggle-expand=${(e: CustomEvent<{ index: number }>) => this.toggleExpand(e.detail.index)}
+      <main class="timeline" role="list" data-sliced=${m.sliced ? 'true' : 'false'} @rangeChanged=${this.onRange} @click=${this.onCardClick} @note-done=${this.onNoteDone} @toggle-expand=${(e: CustomEvent<{ index: number }>) => this.toggleExpand(e.detail.index)}
         @show-source=${(e: CustomEvent<{ index: number }>) => post({ type: 'showInSource', rolloutIndex: m.rolloutIndex, stepIndex: e.detail.index })}>
         ${virtualize({ items: steps, keyFunction: (s) => s.index, renderItem: (s) => this.renderCard(m, s, lines, start, idx) })}
       </main>`;
   }
 
   /** One step card: the only place a `<ti-step-card>` is rendered (the virtualizer calls it for the visible steps). */
-  private renderCard(m: RolloutMessage, s: Rollout['steps'][number], lines: number, start: number | null, idx: LabelIndex): TemplateResult {
+  private renderCard(m: RolloutMessage, head: Rollout['steps'][number], lines: number, start: number | null, idx: LabelIndex): TemplateResult {
+    // A sliced rollout's cards show the full step once it is here, "loading" until then (never the head's preview).
+    const full = this.stepStore.full(head.index, head);
+    const s = full ?? head;
     return html`<ti-step-card
       role="listitem"
-      class="step-card ${s.index === this.selected ? 'selected' : ''} ${this.expanded.has(s.index) ? 'expanded' : ''}"
+      class="step-card ${s.index === this.selected ? 'selected' : ''} ${this.expanded.has(s.index) ? 'expanded' : ''} ${full ? '' : 'loading'}"
       data-index=${s.index}
       aria-selected=${s.index === this.selected ? 'true' : 'false'}
       .step=${s}
+      .cutFields=${full ? null : this.stepStore.cutOf(s.index)}
       .expanded=${this.expanded.has(s.index)}
       .collapseLines=${lines}
       .startTime=${start}

@@ -33,6 +33,10 @@ import {
   type ActionPair,
 } from '../format';
 import { formatClock } from '../cast';
+import type { CutField } from '../../src/shared/protocol';
+import { describeCut, estimateBodyHeight } from '../stepStore';
+import { ref } from 'lit/directives/ref.js';
+import { stepGist } from '../format';
 import './ti-output';
 
 /** Message lines / characters shown while a card is collapsed. */
@@ -473,6 +477,15 @@ export class TiStepCard extends LitElement {
     .score-tag .score-label {
       color: var(--vscode-descriptionForeground);
     }
+    /* A step of a sliced rollout whose full content has not come yet (issue 7). */
+    .slice-loading {
+      font-size: 12px;
+      color: var(--vscode-descriptionForeground);
+      overflow-wrap: anywhere;
+    }
+    .slice-loading .gist {
+      font-family: var(--vscode-editor-font-family, monospace);
+    }
   `];
 
   @property({ attribute: false }) step!: Step;
@@ -496,6 +509,8 @@ export class TiStepCard extends LitElement {
   @property({ attribute: false }) score: StepScoreView | null = null;
   @property({ attribute: false }) scoreRange: [number, number] | null = null;
   @property({ attribute: false }) scorer: ScoresMessage['scorer'] = null;
+  /** Set while `step` is only the head of a sliced rollout's step (its texts cut): what was cut. The card says it is loading. */
+  @property({ attribute: false }) cutFields: readonly CutField[] | null = null;
 
   private noteDone(note?: string | null): void {
     this.dispatchEvent(new CustomEvent('note-done', { detail: { index: this.step.index, note }, bubbles: true, composed: true }));
@@ -696,6 +711,13 @@ export class TiStepCard extends LitElement {
     const l = this.label;
     const lab = l && l.value !== null ? `lab-${valueText(l.value).word} ${valueText(l.value).word}${l.origin === 'propagated' ? ' lab-propagated' : ''}` : '';
     const heat = this.score && this.scoreRange ? `scored heat-${heatBucket(this.score.value, this.scoreRange)}` : '';
+    if (this.cutFields) {
+      const gist = stepGist(s);
+      return html`<div class="card role-${s.role} ${lab} ${heat}">
+        ${this.renderHead(s)} ${this.renderNote()}
+        <div class="body" ${ref((el) => el instanceof HTMLElement && (el.style.minHeight = `${estimateBodyHeight(s, this.cutFields ?? [], this.expanded, this.collapseLines)}px`))}><div class="slice-loading" role="status">${gist ? html`<span class="gist">${gist}</span> · ` : nothing}loading the full step (${describeCut(this.cutFields)})…</div></div>
+      </div>`;
+    }
     return html`<div class="card role-${s.role} ${lab} ${heat}">
       ${this.renderHead(s)} ${this.renderNote()}
       <div class="body">

@@ -1,0 +1,230 @@
+/**
+ * The webview's store of full steps of a sliced rollout (issue 7). The `rollout` message of a large
+ * rollout holds step heads (src/shared/stepHeads.ts); the timeline asks this store for the full
+ * steps of the cards it renders and for the steps around them (`want`), and the store asks the host
+ * for the ones missing (`stepSlice`), in chunks of CHUNK_STEPS aligned steps, never twice while
+ * a request for the chunk is in flight. Answers (`steps`) are kept in a bounded LRU: at most
+ * `maxSteps` steps and `maxChars` characters of step text (the least recently used go first, never
+ * below `minKeep`), so scrolling through 10,000 long steps keeps memory flat.
+ *
+ * A step the head left whole (nothing long) needs no request: `full` returns its head.
+ */
+import type { Step } from '../src/core/model';
+import type { CutField, RolloutMessage, StepSliceMessage, StepsMessage } from '../src/shared/protocol';
+import { MAX_SLICE_STEPS } from '../src/shared/protocol';
+import { countLines, stepChars } from '../src/shared/stepHeads';
+
+/** Steps per request: requests cover aligned chunks of this many steps (so overlapping ranges share them). */
+export const CHUNK_STEPS = 25;
+
+export interface StepStoreOptions {
+  /** Sends a request to the host. */
+  post(msg: StepSliceMessage): void;
+  /** Most full steps kept (default 2000). */
+  maxSteps?: number;
+  /** Most characters of step text kept (default 32 Mi: about 64 MB of strings). */
+  maxChars?: number;
+  /** Fewest steps kept whatever their size (the ones on screen; default 120). */
+  minKeep?: number;
+  /** A request unanswered this long is sent again when asked (ms; default 15 s). */
+  retryMs?: number;
+  /** Clock (tests). */
+  now?(): number;
+}
+
+interface Kept {
+  step: Step;
+  chars: number;
+}
+
+/** Full steps of the sliced rollout shown, and the requests for the missing ones. */
+export class StepStore {
+  private rolloutIndex = 0;
+  private rolloutId: string | null = null;
+  private count = 0;
+  /** Step index → what its head left out (only steps with a cut). */
+  private cuts = new Map<number, CutField[]>();
+  /** Full steps, least recently used first. */
+  private kept = new Map<number, Kept>();
+  private keptChars = 0;
+  /** Chunk → [request seq, time sent] of the requests in flight. */
+  private inFlight = new Map<number, { seq: number; at: number }>();
+  private seq = 0;
+  /** Answers to requests numbered at most this are from before the last reset: dropped. */
+  private resetSeq = 0;
+  /** Requests sent since the last reset (tests and the bench read it). */
+  requests = 0;
+  private readonly maxSteps: number;
+  private readonly maxChars: number;
+  private readonly minKeep: number;
+  private readonly retryMs: number;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: StepStoreOptions) {
+    this.maxSteps = opts.maxSteps ?? 2000;
+    this.maxChars = opts.maxChars ?? 32 * 1024 * 1024;
+    this.minKeep = opts.minKeep ?? 120;
+    this.retryMs = opts.retryMs ?? 15_000;
+    this.now = opts.now ?? (() => Date.now());
+  }
+
+  /** A rollout was shown: forget everything of the previous one (answers still on the way are dropped). */
+  reset(msg: RolloutMessage | null): void {
+    this.kept.clear();
+    this.keptChars = 0;
+    this.inFlight.clear();
+    this.resetSeq = this.seq;
+    this.requests = 0;
+    this.cuts = new Map((msg?.sliced?.cuts ?? []).map((c) => [c.index, c.fields]));
+    this.rolloutId = msg?.sliced ? msg.rollout.id : null;
+    this.rolloutIndex = msg?.rolloutIndex ?? 0;
+    this.count = msg?.rollout.steps.length ?? 0;
+  }
+
+  /** The rollout shown is sliced (its steps are heads). */
+  get sliced(): boolean {
+    return this.rolloutId !== null;
+  }
+
+  /** Full steps kept now. */
+  get size(): number {
+    return this.kept.size;
+  }
+
+  /** Characters of step text kept now (stepChars estimate). */
+  get chars(): number {
+    return this.keptChars;
+  }
+
+  /** Requests in flight now. */
+  get pending(): number {
+    return this.inFlight.size;
+  }
+
+  /** What the head of step `index` left out; null when the step came whole. */
+  cutOf(index: number): CutField[] | null {
+    return this.cuts.get(index) ?? null;
+  }
+
+  /**
+   * The full step `index` (marked as just used), `head` itself when the head left nothing out, or
+   * null when it is still to come.
+   */
+  full(index: number, head: Step): Step | null {
+    if (!this.sliced || !this.cuts.has(index)) return head;
+    const k = this.kept.get(index);
+    if (!k) return null;
+    this.kept.delete(index);
+    this.kept.set(index, k);
+    return k.step;
+  }
+
+  /** Steps `from` … `to - 1` are wanted: asks the host for the chunks with a missing step. Returns the requests sent. */
+  want(from: number, to: number): number {
+    if (!this.sliced) return 0;
+    const lo = Math.max(0, Math.floor(from));
+    const hi = Math.min(this.count, Math.ceil(to));
+    let sent = 0;
+    const now = this.now();
+    for (let chunk = Math.floor(lo / CHUNK_STEPS); chunk * CHUNK_STEPS < hi; chunk++) {
+      const f = this.inFlight.get(chunk);
+      if (f && now - f.at < this.retryMs) continue;
+      const start = chunk * CHUNK_STEPS;
+      const end = Math.min(this.count, start + CHUNK_STEPS);
+      let first = -1;
+      let last = -1;
+      for (let i = start; i < end; i++) {
+        if (this.cuts.has(i) && !this.kept.has(i)) {
+          if (first < 0) first = i;
+          last = i;
+        }
+      }
+      if (first < 0) continue;
+      const seq = ++this.seq;
+      this.inFlight.set(chunk, { seq, at: now });
+      this.requests++;
+      sent++;
+      this.opts.post({ type: 'stepSlice', rolloutIndex: this.rolloutIndex, rolloutId: this.rolloutId!, from: first, to: Math.min(last + 1, first + MAX_SLICE_STEPS), seq });
+    }
+    return sent;
+  }
+
+  /** An answer from the host: keeps its steps. False when it is not for the rollout shown (dropped). */
+  receive(m: StepsMessage): boolean {
+    if (!this.sliced || m.rolloutId !== this.rolloutId || m.rolloutIndex !== this.rolloutIndex || m.seq <= this.resetSeq) return false;
+    for (const [chunk, f] of this.inFlight) if (f.seq === m.seq) this.inFlight.delete(chunk);
+    for (const s of m.steps) {
+      if (s.index >= this.count || !this.cuts.has(s.index)) continue;
+      const old = this.kept.get(s.index);
+      if (old) {
+        this.keptChars -= old.chars;
+        this.kept.delete(s.index);
+      }
+      const chars = stepChars(s);
+      this.kept.set(s.index, { step: s, chars });
+      this.keptChars += chars;
+    }
+    this.evict();
+    return true;
+  }
+
+  private evict(): void {
+    for (const [index, k] of this.kept) {
+      if (this.kept.size <= this.minKeep) break;
+      if (this.kept.size <= this.maxSteps && this.keptChars <= this.maxChars) break;
+      this.kept.delete(index);
+      this.keptChars -= k.chars;
+    }
+  }
+}
+
+/** `1.2 MB` for a size in characters (about bytes for the mostly ASCII text of a rollout). */
+export function formatSize(chars: number): string {
+  if (chars < 1024) return `${chars} B`;
+  if (chars < 1024 * 1024) return `${(chars / 1024).toFixed(1)} KB`;
+  return `${(chars / 1024 / 1024).toFixed(1)} MB`;
+}
+
+const FIELD_WORD: Record<string, string> = { message: 'message', reasoning: 'reasoning', command: 'command', arguments: 'arguments', output: 'output' };
+
+/** What a step head left out, in words: `output 5,000 lines · message 1.2 KB`. */
+export function describeCut(fields: readonly CutField[]): string {
+  return fields
+    .map((f) => {
+      const word = FIELD_WORD[f.field.split('.').pop() ?? ''] ?? f.field;
+      return f.lines > 1 ? `${word} ${f.lines.toLocaleString('en-US')} lines` : `${word} ${formatSize(f.chars)}`;
+    })
+    .join(' · ');
+}
+
+/** Line heights of the card's text (13 px × 1.45) and of its monospace blocks (12 px × 1.45), CSS px. */
+const TEXT_LINE = 19;
+const CODE_LINE = 17.5;
+
+/**
+ * Estimated height (CSS px) of a step card's body once its full step is there: the place a loading
+ * card holds, so the list moves little when the content arrives. Counts the lines the card will
+ * show (message clamped to 8 lines, outputs to `collapseLines`, unless `expanded`), without wrapping.
+ */
+export function estimateBodyHeight(head: Step, cuts: readonly CutField[], expanded: boolean, collapseLines: number): number {
+  const linesOf = (field: string, text: string | null | undefined): number => cuts.find((c) => c.field === field)?.lines ?? (text ? countLines(text) : 0);
+  let px = 0;
+  const m = linesOf('message', head.message);
+  if (m) px += (expanded ? m : Math.min(m, 8)) * TEXT_LINE + 6;
+  if (head.reasoning) px += (expanded ? linesOf('reasoning', head.reasoning) * TEXT_LINE : TEXT_LINE) + 6;
+  head.actions.forEach((a, i) => {
+    px += 22;
+    if (a.command !== null) px += linesOf(`actions.${i}.command`, a.command) * CODE_LINE + 10;
+    else if (a.arguments !== undefined) {
+      const n = linesOf(`actions.${i}.arguments`, typeof a.arguments === 'string' ? a.arguments : '');
+      px += (expanded ? n : Math.min(n, 12)) * CODE_LINE + 10;
+    }
+    px += 6;
+  });
+  head.observations.forEach((o, i) => {
+    const n = linesOf(`observations.${i}.output`, o.output);
+    const shown = n === 0 ? 1 : expanded ? Math.min(n, 5000) : n > collapseLines && collapseLines > 0 ? collapseLines + 1.6 : n;
+    px += 16 + shown * CODE_LINE + 12 + 6;
+  });
+  return Math.round(px);
+}
