@@ -12,10 +12,10 @@
 import type { Step } from '../src/core/model';
 import type { CutField, RolloutMessage, StepSliceMessage, StepsMessage } from '../src/shared/protocol';
 import { MAX_SLICE_STEPS } from '../src/shared/protocol';
-import { countLines, stepChars } from '../src/shared/stepHeads';
+import { countLines, INITIAL_STEPS, stepChars } from '../src/shared/stepHeads';
 
 /** Steps per request: requests cover aligned chunks of this many steps (so overlapping ranges share them). */
-export const CHUNK_STEPS = 25;
+export const CHUNK_STEPS = INITIAL_STEPS;
 
 export interface StepStoreOptions {
   /** Sends a request to the host. */
@@ -79,6 +79,9 @@ export class StepStore {
     this.rolloutId = msg?.sliced ? msg.rollout.id : null;
     this.rolloutIndex = msg?.rolloutIndex ?? 0;
     this.count = msg?.rollout.steps.length ?? 0;
+    // The full steps that came with the heads (the first cards), kept as an answer would be.
+    for (const st of msg?.sliced?.initial?.steps ?? []) this.keep(st);
+    this.evict();
   }
 
   /** The rollout shown is sliced (its steps are heads). */
@@ -153,19 +156,22 @@ export class StepStore {
   receive(m: StepsMessage): boolean {
     if (!this.sliced || m.rolloutId !== this.rolloutId || m.rolloutIndex !== this.rolloutIndex || m.seq <= this.resetSeq) return false;
     for (const [chunk, f] of this.inFlight) if (f.seq === m.seq) this.inFlight.delete(chunk);
-    for (const s of m.steps) {
-      if (s.index >= this.count || !this.cuts.has(s.index)) continue;
-      const old = this.kept.get(s.index);
-      if (old) {
-        this.keptChars -= old.chars;
-        this.kept.delete(s.index);
-      }
-      const chars = stepChars(s);
-      this.kept.set(s.index, { step: s, chars });
-      this.keptChars += chars;
-    }
+    for (const s of m.steps) this.keep(s);
     this.evict();
     return true;
+  }
+
+  /** Keeps one full step (ignored when out of range or when its head is whole). */
+  private keep(s: Step): void {
+    if (s.index >= this.count || !this.cuts.has(s.index)) return;
+    const old = this.kept.get(s.index);
+    if (old) {
+      this.keptChars -= old.chars;
+      this.kept.delete(s.index);
+    }
+    const chars = stepChars(s);
+    this.kept.set(s.index, { step: s, chars });
+    this.keptChars += chars;
   }
 
   private evict(): void {

@@ -6,7 +6,7 @@
  */
 import type { Rollout } from '../core/model';
 import type { RolloutMessage, SlicedInfo, StepsMessage, StepSliceMessage } from '../shared/protocol';
-import { answerStepSlice, rolloutChars, rolloutHeads, SLICE_MIN_CHARS } from '../shared/stepHeads';
+import { answerStepSlice, initialSteps, rolloutChars, rolloutHeads, SLICE_MIN_CHARS } from '../shared/stepHeads';
 
 /** One timeline's step heads and slice answers. */
 export class StepSlices {
@@ -22,7 +22,7 @@ export class StepSlices {
       h = rolloutChars(msg.rollout) > this.minChars ? rolloutHeads(msg.rollout) : null;
       this.heads.set(msg.rollout, h);
     }
-    return h ? { ...msg, rollout: h.rollout, sliced: h.sliced } : msg;
+    return h ? { ...msg, rollout: h.rollout, sliced: { ...h.sliced, initial: initialSteps(msg.rollout, msg.selectStep) } } : msg;
   }
 
   /**

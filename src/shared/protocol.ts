@@ -139,6 +139,11 @@ export interface SlicedInfo {
   headChars: number;
   /** The steps whose head left text out, ascending by index, with what was cut; steps not listed are whole. */
   cuts: { index: number; fields: CutField[] }[];
+  /**
+   * Full steps sent with the heads, so the first cards show their content without a round trip:
+   * the steps `from`, `from + 1`, … (the aligned chunk of the step to select, else the first). Absent: none.
+   */
+  initial?: { from: number; steps: Step[] };
 }
 
 /**
@@ -684,7 +689,8 @@ function isSlicedInfo(v: unknown): v is SlicedInfo {
         isIndex(c.index) &&
         Array.isArray(c.fields) &&
         c.fields.every((f) => isObj(f) && typeof f.field === 'string' && isIndex(f.chars) && isIndex(f.lines)),
-    )
+    ) &&
+    (v.initial === undefined || (isObj(v.initial) && isIndex(v.initial.from) && Array.isArray(v.initial.steps) && v.initial.steps.every((s) => isObj(s) && isIndex(s.index))))
   );
 }
 

@@ -143,7 +143,30 @@ export function rolloutHeads(r: Rollout): { rollout: Rollout; sliced: SlicedInfo
 export function slicedRolloutMessage(msg: RolloutMessage, minChars = SLICE_MIN_CHARS): RolloutMessage {
   if (rolloutChars(msg.rollout) <= minChars) return msg;
   const { rollout, sliced } = rolloutHeads(msg.rollout);
-  return { ...msg, rollout, sliced };
+  return { ...msg, rollout, sliced: { ...sliced, initial: initialSteps(msg.rollout, msg.selectStep) } };
+}
+
+/** Steps per aligned chunk the webview asks for (webview/stepStore.ts CHUNK_STEPS is the same). */
+export const INITIAL_STEPS = 25;
+/** At most this much step text goes with the heads as `initial` (UTF-16 code units, stepChars estimate). */
+export const MAX_INITIAL_CHARS = 2 * 1024 * 1024;
+
+/**
+ * The full steps sent with the heads (`SlicedInfo.initial`): the aligned chunk of INITIAL_STEPS
+ * steps holding `selectStep` (the first chunk when null), cut short after MAX_INITIAL_CHARS of
+ * step text (always at least one step).
+ */
+export function initialSteps(r: Rollout, selectStep: number | null): { from: number; steps: Step[] } {
+  const at = Math.max(0, Math.min(r.steps.length - 1, selectStep ?? 0));
+  const from = Math.floor(at / INITIAL_STEPS) * INITIAL_STEPS;
+  const steps: Step[] = [];
+  let chars = 0;
+  for (let i = from; i < Math.min(r.steps.length, from + INITIAL_STEPS); i++) {
+    chars += stepChars(r.steps[i]);
+    if (steps.length && chars > MAX_INITIAL_CHARS) break;
+    steps.push(r.steps[i]);
+  }
+  return { from, steps };
 }
 
 /**

@@ -110,11 +110,14 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     const slicedChars = JSON.stringify(sliced).length;
     assert.ok(sliced.sliced, 'the 10,000-step rollout is sliced');
     assert.ok(slicedChars < wholeChars / 3, `sliced message ${slicedChars} vs whole ${wholeChars}`);
-    assert.ok(!JSON.stringify(sliced).includes(endLine(0)), 'no output is whole in the heads');
+    assert.ok(!JSON.stringify(sliced.rollout).includes(endLine(0)), 'no output is whole in the heads');
+    assert.ok(!JSON.stringify(sliced).includes(endLine(25)), 'only the first chunk comes whole (`initial`)');
     let host: SliceHost;
     ({ p: page, host } = await open());
     host.hold = true;
-    await postJson(page, sliced);
+    // Without the full steps that come with the heads (`initial`), the first cards must wait for their slice.
+    const bare: RolloutMessage = { ...sliced, sliced: { ...sliced.sliced!, initial: undefined } };
+    await postJson(page, bare);
     await card(0).waitFor();
     await page.waitForFunction(() => (window.__sent as { type: string }[]).some((m) => m.type === 'stepSlice'));
     assert.match((await card(0).getAttribute('class')) ?? '', /\bloading\b/);
@@ -140,10 +143,24 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     assertNoRepeats(host.requests);
     // The host sends the rollout again (a search hit in the open timeline, a reload): the cards shown are fetched again.
     const before = host.requests.length;
-    await postJson(page, { ...sliced });
+    await postJson(page, { ...bare });
     await waitFull(0);
     await waitFull(3);
     assert.ok(host.requests.slice(before).some((r) => r.from === 0));
+  });
+
+  it('the first chunk comes with the heads (`initial`): its cards are full at once, without a request for it', async () => {
+    const initial = sliced.sliced!.initial!;
+    assert.equal(initial.from, 0);
+    assert.equal(initial.steps.length, 25);
+    let host: SliceHost;
+    ({ p: page, host } = await open());
+    host.hold = true;
+    await postJson(page, sliced);
+    await waitFull(0);
+    assert.ok((await outputText(0)).includes(endLine(0)));
+    assert.ok(!host.held.some((r) => r.from < 25), `no request for the first chunk: ${JSON.stringify(host.held.map((r) => [r.from, r.to]))}`);
+    await host.release();
   });
 
   it('scrolled to the end, the last cards show their full content; requests are never repeated', async () => {

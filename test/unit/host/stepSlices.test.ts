@@ -248,7 +248,9 @@ describe('webview step store (issue 7)', () => {
     assert.ok(!st.receive({ ...stale, rolloutId: 'other' }));
     st.reset(msg);
     assert.ok(!st.receive(stale), 'an answer to a request sent before the reset');
-    assert.equal(st.size, 0);
+    assert.equal(st.size, msg.sliced!.initial!.steps.filter((s) => msg.sliced!.cuts.some((c) => c.index === s.index)).length, 'only the full steps that came with the heads');
+    assert.ok(st.size > 0);
+    assert.equal(st.want(0, 25), 0, 'the first chunk came with the heads: nothing asked');
     st.reset(rolloutMessage(swe, 0, null, CONFIG));
     assert.ok(!st.sliced);
     assert.equal(st.want(0, 10), 0, 'a whole rollout asks for nothing');
