@@ -38,6 +38,7 @@ import {
   type RolloutScores,
   type ScoreRollout,
 } from './protocol';
+import { ASCII_JSON_WRITER } from './wire';
 
 /** What to run: an executable and its arguments (no shell), with extra environment variables. */
 export interface ScorerCommand {
@@ -129,7 +130,7 @@ export class ScorerClient {
     child.stdin!.on('error', () => {}); // EPIPE after the process died: reported by 'exit'.
     const reader = new StreamMessageReader(child.stdout!);
     this.reader = reader;
-    this.conn = createMessageConnection(reader, new StreamMessageWriter(child.stdin!));
+    this.conn = createMessageConnection(reader, new StreamMessageWriter(child.stdin!, ASCII_JSON_WRITER));
     this.conn.onError(([error]) => {
       // A write error (EPIPE) or a message cut short also comes here when the process died: give
       // its exit a moment to be seen, so a crash is reported as a crash.
