@@ -7,6 +7,7 @@
  * Input: the steps of real rollouts from the shared samples (SWE-agent, mini-swe-agent, OpenHands,
  * ATIF), cycled into rollouts of 50 steps with distinct ids.
  */
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { ScorerClient } from '../src/core/scoring/client';
 import { ScoreParams, ScoreResult } from '../src/core/scoring/protocol';
@@ -25,10 +26,12 @@ async function main(): Promise<void> {
     { command: process.execPath, args: [path.join(REPO_ROOT, 'dist', 'scorers', 'builtin.js')] },
     { client: { name: 'bench', version: '0' }, initTimeoutMs: 30_000 },
   );
+  const loadBefore = os.loadavg()[0];
   const rows: string[] = [];
   const parts: string[] = [];
   let target = '';
   let split = '';
+  let wire = '';
   let parse = NaN;
   let rules = NaN;
   try {
@@ -70,6 +73,23 @@ async function main(): Promise<void> {
           four.push(...(await timeRuns(() => Promise.all(pieces.map((x) => client.score(x, { timeoutMs: 120_000 }))), 1, 0)));
         }
         const gain = (median(one) - median(four)) / median(one);
+        // Before/after of the ASCII request encoding (src/core/scoring/wire.ts), whole round trips.
+        const plainClient = await ScorerClient.start(
+          { command: process.execPath, args: [path.join(REPO_ROOT, 'dist', 'scorers', 'builtin.js')] },
+          { client: { name: 'bench', version: '0' }, initTimeoutMs: 30_000, wire: 'utf8' },
+        );
+        const viaPlain: number[] = [];
+        const viaAscii: number[] = [];
+        try {
+          await plainClient.score(b, { timeoutMs: 120_000 });
+          for (let i = 0; i < runs; i++) {
+            viaPlain.push(...(await timeRuns(() => plainClient.score(b, { timeoutMs: 120_000 }), 1, 0)));
+            viaAscii.push(...(await timeRuns(() => client.score(b, { timeoutMs: 120_000 }), 1, 0)));
+          }
+        } finally {
+          await plainClient.shutdown();
+        }
+        wire = `The same 1,000-step round trip with the request as plain UTF-8 JSON (vscode-jsonrpc's default, before) vs ASCII JSON (now), interleaved: ${fmt(median(viaPlain), 1)} ms vs ${fmt(median(viaAscii), 1)} ms (${fmt(((median(viaPlain) - median(viaAscii)) / median(viaPlain)) * 100, 0)} % less).`;
         split = `Tried: sending the 1,000 steps as 4 concurrent requests of 250 (the client serialises request k+1 while the scorer parses and scores request k): ${fmt(median(four), 1)} ms vs ${fmt(median(one), 1)} ms as one request, interleaved in this run (${gain > 0 ? `${fmt(gain * 100, 0)} % faster` : `${fmt(-gain * 100, 0)} % slower`}). ${gain >= 0.1 ? 'It helps here, but not reliably on the shared two-core machine it was developed on, so' : 'The overlap needs an idle core, which two cores shared with other work do not have, so'} the manager still sends one request at a time.`;
       }
     }
@@ -89,8 +109,7 @@ async function main(): Promise<void> {
       parts.push(`| ${name} | ${before ? await t(before) : '—'} | ${fmt(ms, 2)} |`);
       return ms;
     };
-    await row('JSON.stringify the request (client)', () => JSON.stringify(params), () => JSON.stringify(params));
-    await row('non-ASCII characters → \\u escapes (client, src/core/scoring/wire.ts)', null, () => asciiJson(params));
+    await row('serialise the request (client): JSON.stringify (before); + non-ASCII as \\u escapes, wire.ts asciiJson (now)', () => JSON.stringify(params), () => asciiJson(params));
     await row('encode the request to bytes (client)', () => Buffer.from(text, 'utf8'), () => Buffer.from(ascii, 'latin1'));
     parse = await row('decode the bytes + JSON.parse (scorer)', () => JSON.parse(plainBytes.toString('utf8')), () => JSON.parse(asciiBytes.toString('utf8')));
     await row('zod ScoreParams (scorer)', () => ScoreParams.safeParse(params), () => ScoreParams.safeParse(params));
@@ -109,13 +128,15 @@ async function main(): Promise<void> {
     'scorer',
     'Scorer: built-in rules and protocol overhead',
     `Steps are real steps of ${FILES.length} sample rollouts (${steps.length} distinct, ${fmt(bytesPerStep / 1024, 1)} KiB of JSON each on average), cycled into rollouts of ${STEPS_PER_ROLLOUT} steps.
-"In-process" calls the rules directly; "protocol" sends the same batch to the built-in scorer process (dist/scorers/builtin.js) through core \`ScorerClient\`: JSON-RPC over stdio with LSP framing, zod validation of params in the scorer and of the result in the client, result checks (ids, indexes, range). Medians of interleaved runs.
+"In-process" calls the rules directly; "protocol" sends the same batch to the built-in scorer process (dist/scorers/builtin.js) through core \`ScorerClient\`: JSON-RPC over stdio with LSP framing, zod validation of params in the scorer and of the result in the client, result checks (ids, indexes, range). Medians of interleaved runs. CPU = user + system time of this process (in-process) or of this process and the scorer process (protocol), summed over the runs. Load average ${fmt(loadBefore, 1)} at the start and ${fmt(os.loadavg()[0], 1)} at the end on ${os.cpus().length} cores: figures from a busy machine swing run to run; compare within a run.
 
 | steps / batch | rollouts | in-process ms | protocol ms | in-process steps/s | protocol steps/s | overhead (wall) | overhead (CPU) |
 |---:|---:|---:|---:|---:|---:|---:|---:|
 ${rows.join('\n')}
 
 ${target}
+
+${wire}
 
 ${split}
 

@@ -13,14 +13,7 @@
  */
 import type { MessageWriterOptions } from 'vscode-jsonrpc/node';
 
-const NON_ASCII = /[\u0080-\uffff]+/g;
-const HAS_NON_ASCII = /[\u0080-\uffff]/;
-
-function escapeRun(run: string): string {
-  let out = '';
-  for (let i = 0; i < run.length; i++) out += '\\u' + run.charCodeAt(i).toString(16).padStart(4, '0');
-  return out;
-}
+const NON_ASCII = /[^\x00-\x7f]/g;
 
 /**
  * `JSON.stringify(value)` with every character outside ASCII written as `\uXXXX` (each UTF-16 code
@@ -29,7 +22,17 @@ function escapeRun(run: string): string {
  */
 export function asciiJson(value: unknown): string {
   const s = JSON.stringify(value, undefined, 0);
-  return HAS_NON_ASCII.test(s) ? s.replace(NON_ASCII, escapeRun) : s;
+  // A regex scan finds the (few) non-ASCII characters fastest; slices in between are copied once.
+  NON_ASCII.lastIndex = 0;
+  let m = NON_ASCII.exec(s);
+  if (!m) return s;
+  let out = '';
+  let last = 0;
+  for (; m; m = NON_ASCII.exec(s)) {
+    out += s.slice(last, m.index) + '\\u' + s.charCodeAt(m.index).toString(16).padStart(4, '0');
+    last = m.index + 1;
+  }
+  return out + s.slice(last);
 }
 
 /** vscode-jsonrpc writer options that send every message as ASCII-only JSON (see the module comment). */
