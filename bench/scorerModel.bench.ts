@@ -180,7 +180,7 @@ Where the protocol's time goes, each part timed alone:
 | zod ScoreResult (client) | ${fmt(zodResult, 1)} |
 | sum | ${fmt(partsSum, 1)} |
 
-So the protocol's own work is ~${fmt((partsSum / STEPS) * 1000, 0)} µs per step, and the 10 % target holds for any scorer whose work costs more than ~${fmt((partsSum / STEPS) * 10, 2)} ms per step (plus the pipe and scheduling, which the same-run row shows). This model costs ${fmt(mi / STEPS, 1)} ms per step on this machine's PyTorch (Debian build with a generic BLAS: ~1.6 GFLOP/s per thread for float32 matmuls), the order of a real PRM on a GPU: at ~${fmt(ready.tokens / STEPS, 0)} tokens per step and 2 FLOP per parameter per token, a 1.5B model at 40 % of an H100/H200's 990 bf16 TFLOPS needs ~5 ms per step and a 7B one ~24 ms.`,
+So the protocol's own work is ~${fmt((partsSum / STEPS) * 1000, 0)} µs per step, and the 10 % target holds for any scorer whose work costs more than ~${fmt((partsSum / STEPS) * 10, 2)} ms per step (plus the pipe and scheduling, which the same-run row shows). This model costs ${fmt(ci / STEPS, 1)} ms of CPU per step (${fmt(mi / STEPS, 1)} ms wall on this busy machine) with this machine's PyTorch (Debian build with a generic BLAS: ~1.6 GFLOP/s per thread for float32 matmuls), the order of a real PRM on a GPU: at ~${fmt(ready.tokens / STEPS, 0)} tokens per step and 2 FLOP per parameter per token, a 1.5B model at 40 % of an H100/H200's 990 bf16 TFLOPS needs ~5 ms per step and a 7B one ~24 ms.`,
     );
   } finally {
     inproc.quit();

@@ -188,7 +188,7 @@ class BenchTokenModel(TokenModel):
         self.tok = HashTokenizer(c["vocab"])
         self.net = Qwen2ShapedPRM(c).eval()
         self.params = sum(p.numel() for p in self.net.parameters())
-        self.model_id = (f"qwen2-shaped random PRM ({c['layers']} layers, hidden {c['hidden']}, MLP {c['intermediate']}, "
+        self.model_id = (f"qwen2-shaped random PRM ({c['layers']} layer{'s' if c['layers'] != 1 else ''}, hidden {c['hidden']}, MLP {c['intermediate']}, "
                          f"{c['heads']}/{c['kvHeads']} heads, window {c['window']}, {self.params / 1e6:.2f} M params, seed {c['seed']})")
         self.device = torch.device("cpu")
         self.max_length = 1 << 20
