@@ -15,6 +15,7 @@ import type * as RpcNode from 'vscode-jsonrpc/lib/node/main';
 import { loadFile } from '../../src/core/load';
 import type { Rollout } from '../../src/core/model';
 import { REPO_ROOT, sample } from '../unit/samples';
+import { ScorerClient } from '../../src/core/scoring/client';
 
 // `vscode-jsonrpc/node` is only reachable through the package's `exports` map, which this project's
 // `moduleResolution: node` does not read: load it at run time, type it from the same file.
@@ -172,6 +173,28 @@ describe('Python PRM scorer (scorers/python)', function () {
       await s.conn.sendNotification('exit');
       assert.equal(await s.exited, 0, s.stderr());
     } finally {
+      s.conn.dispose();
+      if (s.child.exitCode === null) s.child.kill();
+    }
+  });
+
+  it('reads the extension client\'s ASCII-escaped requests (src/core/scoring/wire.ts) exactly as plain UTF-8 ones: same toy scores for non-ASCII text', async () => {
+    const loaded = await loadFile(sample(SWE));
+    const base = toScoreRollout(loaded.rollouts[0]);
+    // The toy model reads UTF-8 bytes: any change in the decoded text changes its scores.
+    const ro = { ...base, task: { ...base.task, instruction: `Répare — ça échoue ✗ 😀 ${base.task.instruction ?? ''}` },
+      steps: base.steps.map((st) => ({ ...st, message: `${st.message ?? ''} → “é” ✓ 😀 \u2028` })) };
+    const s = startScorer(['--backend', 'toy']);
+    const client = await ScorerClient.start({ command: PYTHON, args: [LAUNCHER, '--backend', 'toy'], cwd: os.tmpdir() }, { client: { name: 'test', version: '0' }, initTimeoutMs: 120_000 });
+    try {
+      await s.conn.sendRequest('initialize', { protocolVersion: 1, client: { name: 't', version: '0' } });
+      const plain: any = await s.conn.sendRequest('score', { rollouts: [ro] });
+      const escaped = await client.score([ro], { timeoutMs: 60_000 });
+      assert.deepEqual(escaped[0], plain.rollouts[0]);
+      const asciiOnly: any = await s.conn.sendRequest('score', { rollouts: [base] });
+      assert.notDeepEqual(asciiOnly.rollouts[0], plain.rollouts[0], 'the non-ASCII text changes the toy scores');
+    } finally {
+      await client.shutdown();
       s.conn.dispose();
       if (s.child.exitCode === null) s.child.kill();
     }

@@ -38,6 +38,7 @@ import {
   type RolloutScores,
   type ScoreRollout,
 } from './protocol';
+import { ASCII_JSON_WRITER } from './wire';
 
 /** What to run: an executable and its arguments (no shell), with extra environment variables. */
 export interface ScorerCommand {
@@ -73,6 +74,8 @@ export interface StartOptions {
   initTimeoutMs: number;
   /** Receives the scorer's stderr lines and the client's own notes. */
   log?: (line: string) => void;
+  /** How requests are encoded: 'ascii' (default; ./wire.ts) or 'utf8' (vscode-jsonrpc's plain JSON, kept for bench/scorer.bench.ts's comparison). */
+  wire?: 'ascii' | 'utf8';
 }
 
 /** Options of one `score` request. */
@@ -109,6 +112,7 @@ export class ScorerClient {
     private readonly child: ChildProcess,
     readonly command: ScorerCommand,
     private readonly log: (line: string) => void,
+    wire: 'ascii' | 'utf8' = 'ascii',
   ) {
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (d: string) => {
@@ -129,7 +133,7 @@ export class ScorerClient {
     child.stdin!.on('error', () => {}); // EPIPE after the process died: reported by 'exit'.
     const reader = new StreamMessageReader(child.stdout!);
     this.reader = reader;
-    this.conn = createMessageConnection(reader, new StreamMessageWriter(child.stdin!));
+    this.conn = createMessageConnection(reader, new StreamMessageWriter(child.stdin!, wire === 'ascii' ? ASCII_JSON_WRITER : 'utf-8'));
     this.conn.onError(([error]) => {
       // A write error (EPIPE) or a message cut short also comes here when the process died: give
       // its exit a moment to be seen, so a crash is reported as a crash.
@@ -197,7 +201,7 @@ export class ScorerClient {
     } catch (e) {
       throw new ScorerError('spawn', `cannot run ${command.command}: ${(e as Error).message}`);
     }
-    const client = new ScorerClient(child, command, log);
+    const client = new ScorerClient(child, command, log, opts.wire);
     try {
       const raw = await client.request(Methods.initialize, { protocolVersion: PROTOCOL_VERSION, client: opts.client, ...(opts.options ? { options: opts.options } : {}) }, opts.initTimeoutMs, undefined, 'initialize');
       client.info = client.validate(InitializeResult, raw, 'initialize result');

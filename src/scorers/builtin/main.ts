@@ -9,6 +9,7 @@
  */
 import { createMessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter, type CancellationToken } from 'vscode-jsonrpc/node';
 import { ErrorCodes, formatZodIssues, InitializeParams, Methods, PROTOCOL_VERSION, ScoreParams, type InitializeResult, type RolloutScores } from '../../core/scoring/protocol';
+import { ASCII_JSON_WRITER } from '../../core/scoring/wire';
 import { RULES_VERSION, scoreRollout } from './rules';
 
 /** Batch limits the built-in scorer declares. */
@@ -18,7 +19,7 @@ function log(line: string): void {
   process.stderr.write(`[builtin] ${line}\n`);
 }
 
-const conn = createMessageConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout));
+const conn = createMessageConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout, ASCII_JSON_WRITER));
 let initialized = false;
 let shutdownRequested = false;
 
