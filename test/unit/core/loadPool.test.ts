@@ -32,7 +32,7 @@ async function outcome(load: () => Promise<LoadedFile>): Promise<{ loaded: Loade
 /** The error's class, message and own fields (stack left out: it is where it was thrown). */
 function errorShape(e: Error): Record<string, unknown> {
   const { stack: _stack, ...fields } = e as Error & Record<string, unknown>;
-  return { class: e.constructor.name, name: e.name, message: e.message, ...fields };
+  return { ...fields, class: e.constructor.name, name: e.name, message: e.message };
 }
 
 function allSamples(): string[] {
