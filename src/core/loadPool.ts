@@ -6,8 +6,10 @@
  *
  * - Workers start on demand (at most `size`), are reused, and exit after `idleMs` without work
  *   (their memory is freed). Requests beyond the free workers wait in order.
- * - Results are the same as an in-thread `loadFile`: the LoadedFile by structured clone, errors
- *   rebuilt as RolloutLoadError / UnknownFormatError / Error (loadTransfer.ts).
+ * - Results are the same as an in-thread `loadFile`: the LoadedFile comes in pieces that the calling
+ *   thread rebuilds a slice at a time, yielding in between (loadTransfer.ts PackedLoadedFile), so
+ *   even receiving a large result holds it only milliseconds at a time; errors are rebuilt as
+ *   RolloutLoadError / UnknownFormatError / Error.
  * - A worker that crashes, runs out of memory or is stopped fails the request it was running with a
  *   LoadWorkerError; the next request gets a new worker.
  * - A request whose AbortSignal fires is dropped: a waiting one leaves the queue, a running one stops
@@ -16,7 +18,7 @@
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { LoadedFile } from './load';
-import { reviveLoadError, type LoadReply, type LoadRequest } from './loadTransfer';
+import { reviveLoadError, unpackLoadedFile, type LoadReply, type LoadRequest } from './loadTransfer';
 
 /** The load worker stopped (crashed, ran out of memory, could not start) or the pool was closed while the file was being read. */
 export class LoadWorkerError extends Error {
@@ -49,6 +51,8 @@ export interface LoadPoolOptions {
   size?: number;
   /** A worker with no request for this many milliseconds exits (default 60,000; 0 keeps workers until dispose). */
   idleMs?: number;
+  /** The longest stretch (ms) the calling thread spends rebuilding a result before it yields (default 8). */
+  sliceMs?: number;
   /** Passed to each `new Worker` (execArgv, resourceLimits, env). */
   workerOptions?: WorkerOptions;
   /** Told of each worker started and of each that stopped while reading a file (diagnostics, tests). */
@@ -192,9 +196,19 @@ export class LoadPool {
     const p = slot.busy;
     if (!p || p.id !== reply.id) return; // a cancelled request's late answer
     slot.busy = null;
-    this.settle(p, reply.ok ? reply.loaded : reviveLoadError(reply.error));
     this.idle(slot);
     this.pump();
+    if (!reply.ok) {
+      this.settle(p, reviveLoadError(reply.error));
+      return;
+    }
+    // Rebuilt piece by piece, yielding between slices: the thread stays free for other work.
+    const cancelled = (): Error | null =>
+      this.disposed ? new LoadWorkerError(p.file, 'the load workers were closed') : p.signal?.aborted ? new LoadCancelledError(p.file) : null;
+    unpackLoadedFile(reply.packed, this.opts.sliceMs ?? 8, cancelled).then(
+      (loaded) => this.settle(p, loaded),
+      (e: unknown) => this.settle(p, e instanceof Error ? e : new Error(String(e))),
+    );
   }
 
   private idle(slot: Slot): void {

@@ -13,6 +13,7 @@ import { atifLong } from '../../../bench/genLarge';
 import { RolloutLoadError, UnknownFormatError } from '../../../src/core/errors';
 import { loadFile, type LoadedFile } from '../../../src/core/load';
 import { LoadCancelledError, LoadPool, LoadWorkerError } from '../../../src/core/loadPool';
+import { packLoadedFile, unpackLoadedFile } from '../../../src/core/loadTransfer';
 import { initLoadWorkers, IN_THREAD_MAX_BYTES, loadRolloutFile } from '../../../src/host/loadWorker';
 import { REPO_ROOT, sample, SAMPLES_DIR, tmpDir, tmpFile } from '../samples';
 
@@ -209,6 +210,35 @@ describe('core/loadPool: rollout files read in worker threads', function () {
     assert.ok('error' in r && r.error instanceof LoadWorkerError);
     assert.match(r.error.message, /closed/);
     await assert.rejects(pool.load(big()), LoadWorkerError);
+  });
+});
+
+describe('core/loadTransfer: a LoadedFile in pieces', function () {
+  this.timeout(60_000);
+
+  it('packs and unpacks to the same LoadedFile, letting the event loop run between pieces', async () => {
+    const loaded = await loadFile(big());
+    const packed = packLoadedFile(loaded);
+    assert.equal(packed.kinds.length, 1 + 10_000);
+    let turns = 0;
+    let on = true;
+    const spin = (): void => {
+      turns++;
+      if (on) setImmediate(spin);
+    };
+    setImmediate(spin);
+    const back = await unpackLoadedFile(packed, 0);
+    on = false;
+    assert.deepStrictEqual(back, loaded);
+    // sliceMs 0: a turn of the event loop after every piece.
+    assert.ok(turns >= 10_000, `${turns} turns of the event loop while 10,001 pieces were rebuilt`);
+  });
+
+  it('stops with the error `cancelled` gives', async () => {
+    const packed = packLoadedFile(await loadFile(big()));
+    let calls = 0;
+    await assert.rejects(unpackLoadedFile(packed, 0, () => (++calls === 5 ? new LoadCancelledError('x') : null)), LoadCancelledError);
+    assert.equal(calls, 5);
   });
 });
 
