@@ -37,7 +37,7 @@ const latest = new WeakMap<object, AbortController>();
  */
 export function initLoadWorkers(
   script: string,
-  output: Pick<vscode.LogOutputChannel, 'warn' | 'debug'>,
+  output: Pick<vscode.LogOutputChannel, 'warn' | 'info'>,
   workerOptions?: LoadPoolOptions['workerOptions'],
 ): vscode.Disposable {
   const mine = new LoadPool({
@@ -45,7 +45,7 @@ export function initLoadWorkers(
     size: LOAD_WORKERS,
     idleMs: LOAD_WORKER_IDLE_MS,
     workerOptions,
-    onWorkerStart: (w) => output.debug(`load worker ${w.threadId} started`),
+    onWorkerStart: (w) => output.info(`load worker ${w.threadId} started`),
     onWorkerLost: (file, reason) => output.warn(`load worker: ${path.basename(file)}: ${reason}`),
   });
   pool = mine;

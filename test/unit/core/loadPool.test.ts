@@ -248,7 +248,7 @@ describe('host/loadWorker: loadRolloutFile', function () {
   let stop: { dispose(): void } | null = null;
 
   before(() => {
-    stop = initLoadWorkers(SCRIPT, { debug: (m: string) => log.push(m), warn: (m: string) => log.push(`warn: ${m}`) }, TSX);
+    stop = initLoadWorkers(SCRIPT, { info: (m: string) => log.push(m), warn: (m: string) => log.push(`warn: ${m}`) }, TSX);
   });
   after(() => stop?.dispose());
 
