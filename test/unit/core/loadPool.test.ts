@@ -165,6 +165,17 @@ describe('core/loadPool: rollout files read in worker threads', function () {
     }
   });
 
+  it('a worker script that cannot start fails the load with LoadWorkerError naming why', async () => {
+    const broken = new LoadPool({ script: path.join(tmpDir(), 'missing', 'loadWorker.js') });
+    try {
+      const r = await outcome(() => broken.load(sample('swe-agent/6e44b9__sweagenttestrepo-1c2844.traj')));
+      assert.ok('error' in r && r.error instanceof LoadWorkerError, `expected LoadWorkerError, got ${'error' in r ? r.error.stack : 'a LoadedFile'}`);
+      assert.match(r.error.message, /6e44b9__sweagenttestrepo-1c2844\.traj: the load worker (failed \(.*Cannot find module|could not start)/);
+    } finally {
+      await broken.dispose();
+    }
+  });
+
   it('runs loads in parallel on at most `size` workers and answers each with its own file', async () => {
     const files = [
       sample('swe-agent/6e44b9__sweagenttestrepo-1c2844.traj'),
