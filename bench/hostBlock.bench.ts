@@ -147,8 +147,8 @@ load worker (core/loadPool.ts running the built dist/loadWorker.js, warm; how th
 of ${IN_THREAD_MAX_BYTES / MiB} MiB and more now). ${RUNS} runs each, interleaved, after one warm-up; medians, ratio per run.
 Inputs made from the real samples' shapes (bench/genLarge.ts). With the worker, what is left on the host's thread is
 receiving the result: the rollouts and steps come serialized one by one in a transferred buffer and are
-rebuilt 8 ms at a time (core/loadTransfer.ts); the blocks left are mostly garbage collection of the
-host's heap as the result lands in it.
+rebuilt 8 ms at a time (core/loadTransfer.ts); the longer blocks left are probably garbage collection
+of the host's heap as the result lands in it (not measured apart).
 
 | file | longest block, in-thread | longest block, worker | worker / in-thread (per run) | total, in-thread | total, worker | total ratio |
 |---|---|---|---|---|---|---|
@@ -159,8 +159,8 @@ ${rows.join('\n')}
 summaries rebuilt from every entry at most twice a second and at the end): longest block
 ${indexRuns.map((r) => `**${fmt(r.maxBlockMs, 0)} ms**`).join(', ')} over a pass of ${indexRuns.map((r) => `${fmt(r.totalMs / 1000, 1)} s`).join(', ')} (${indexRuns[0].chunks} chunks; 2 runs, fresh index each).
 
-**(c) Small files**: one load, warm worker, median of 15. The round trip costs a few milliseconds, so
-files under ${IN_THREAD_MAX_BYTES / MiB} MiB (which block the thread for tens of milliseconds at most) stay in-thread (host/loadWorker.ts \`readsInThread\`).
+**(c) Small files**: one load, warm worker, median of 15. A small file gains nothing from the worker (same
+total time) and a file near 1 MiB holds the thread for well under 0.1 s in-thread, so files under ${IN_THREAD_MAX_BYTES / MiB} MiB (which block the thread for tens of milliseconds at most) stay in-thread (host/loadWorker.ts \`readsInThread\`).
 
 | file | total, in-thread | total, worker | longest block, in-thread | longest block, worker |
 |---|---|---|---|---|
