@@ -63,6 +63,9 @@ const targets = [
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js',
     platform: 'node', format: 'cjs', target: 'node20', alias: nodeAlias, banner: { js: '#!/usr/bin/env node' },
     define: { __VERSION__: JSON.stringify(pkg.version) } },
+  // The load worker (issue 7): core loadFile in a worker thread of the extension host (src/host/loadWorker.ts).
+  { ...common, entryPoints: ['src/core/loadWorkerMain.ts'], outfile: 'dist/loadWorker.js',
+    platform: 'node', format: 'cjs', target: 'node20' },
   // The built-in scorer: its own process speaking the scorer protocol (docs/scorer-protocol.md).
   { ...common, entryPoints: ['src/scorers/builtin/main.ts'], outfile: 'dist/scorers/builtin.js',
     platform: 'node', format: 'cjs', target: 'node20' },

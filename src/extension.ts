@@ -7,6 +7,7 @@ import { registerCompareCommands } from './host/compare/compareCommands';
 import { ComparePanels } from './host/compare/comparePanel';
 import { SearchView } from './host/search/searchView';
 import { initDumpIndexes } from './host/dumpIndexes';
+import { initLoadWorkers } from './host/loadWorker';
 import { registerDumpSearch } from './host/dumpSearch';
 import { LabelService } from './host/labels';
 import { registerReplay, type ReplayController } from './host/replay/controller';
@@ -20,6 +21,7 @@ let replay: ReplayController | undefined;
 export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel('Trajectory Inspector', { log: true });
   initDumpIndexes(context.globalStorageUri, output);
+  context.subscriptions.push(initLoadWorkers(context.asAbsolutePath('dist/loadWorker.js'), output));
   const labels = new LabelService(context.globalStorageUri, output);
   const timelines = new TimelineEditorProvider(context.extensionUri, output, labels);
   const rollouts = new RolloutsView(output, context.workspaceState, (f) => labels.locate(f).journal);

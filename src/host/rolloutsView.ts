@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { UnknownFormatError } from '../core/errors';
 import { mergeEntries, readJournal } from '../core/labels/journal';
-import { loadFile } from '../core/load';
+import { loadRolloutFile } from './loadWorker';
 import type { FormatId } from '../core/model';
 import { NotIndexableError } from '../core/scale/rolloutIndex';
 import { summarizeIndexed } from '../core/scale/summaries';
@@ -560,7 +560,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       return;
     }
     try {
-      const loaded = await loadFile(node.uri.fsPath);
+      const loaded = await loadRolloutFile(node.uri.fsPath);
       // Keep only the summaries: the steps are read again when the file is opened.
       node.state =
         loaded.rollouts.length === 0

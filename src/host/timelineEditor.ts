@@ -7,7 +7,8 @@
 import { replayHook } from './replay/hook';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { loadFile, type LoadedFile } from '../core/load';
+import type { LoadedFile } from '../core/load';
+import { loadRolloutFile } from './loadWorker';
 import type { Rollout, Step } from '../core/model';
 import { isWebviewMessage, type HostMessage, type LabelAction, type LoadErrorMessage, type ScoresMessage, type ViewConfig, type WebviewMessage } from '../shared/protocol';
 import { readConfig } from './config';
@@ -172,7 +173,7 @@ export class TimelinePanel implements vscode.Disposable {
     } else {
       try {
         indexed = await openIndexedTimeline(this.uri.fsPath, this.rolloutIndex);
-        loaded = indexed?.loaded ?? (await loadFile(this.uri.fsPath));
+        loaded = indexed?.loaded ?? (await loadRolloutFile(this.uri.fsPath, { supersede: this }));
         if (loaded.rollouts.length === 0) {
           error = errorToMessage(this.uri.fsPath, new Error(`The file was read as ${loaded.format} but holds no rollouts.`));
           loaded = null;

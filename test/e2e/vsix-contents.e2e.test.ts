@@ -23,7 +23,7 @@ describe('e2e: .vsix contents', function () {
     assert.deepEqual(unexpected, [], `files that should not be in the .vsix (fix .vscodeignore): ${unexpected.join(', ')}`);
 
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
-    const needed = new Set<string>(['package.json', 'LICENSE', 'dist/webview.js', 'dist/scorers/builtin.js']);
+    const needed = new Set<string>(['package.json', 'LICENSE', 'dist/webview.js', 'dist/scorers/builtin.js', 'dist/loadWorker.js']);
     const rel = (p: string) => path.posix.normalize(p.replace(/^\.\//, ''));
     needed.add(rel(pkg.main));
     for (const views of Object.values<any[]>(pkg.contributes?.views ?? {})) {

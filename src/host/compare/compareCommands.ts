@@ -10,7 +10,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { loadFile } from '../../core/load';
+import { loadRolloutFile } from '../loadWorker';
 import type { TreeNode } from '../rolloutTree';
 import type { RolloutsView } from '../rolloutsView';
 import { OPEN_SEARCH_RESULT_COMMAND, type SearchView } from '../search/searchView';
@@ -64,7 +64,7 @@ async function pickRollout(rollouts: RolloutsView, title: string, except: Rollou
   const uris = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: 'Compare', filters: { Rollouts: ['json', 'jsonl', 'traj', 'eval'], 'All files': ['*'] } });
   const file = uris?.[0]?.fsPath;
   if (!file) return null;
-  const loaded = await loadFile(file);
+  const loaded = await loadRolloutFile(file);
   if (loaded.rollouts.length <= 1) return { path: file, index: 0 };
   const which = await vscode.window.showQuickPick(
     loaded.rollouts.map((r, i) => ({ label: `#${i + 1}${r.task.id ? ` ${r.task.id}` : ''}`, description: `${r.steps.length} steps · reward ${r.outcome.reward ?? '—'}`, detail: r.id, index: i })),

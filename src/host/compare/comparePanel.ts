@@ -11,7 +11,8 @@
  */
 import * as vscode from 'vscode';
 import { mergeEntries, readJournal } from '../../core/labels/journal';
-import { loadFile, type LoadedFile } from '../../core/load';
+import type { LoadedFile } from '../../core/load';
+import { loadRolloutFile } from '../loadWorker';
 import type { Rollout, Score } from '../../core/model';
 import { isCompareWebviewMessage, type CompareHostMessage, type CompareWebviewMessage } from '../../shared/compareProtocol';
 import { makeNonce } from '../present';
@@ -55,7 +56,7 @@ export class ComparePanels implements vscode.Disposable {
 
   private async input(ref: RolloutRef, files: Map<string, LoadedFile>): Promise<CompareInput> {
     let f = files.get(ref.path);
-    if (!f) files.set(ref.path, (f = await loadFile(ref.path)));
+    if (!f) files.set(ref.path, (f = await loadRolloutFile(ref.path)));
     const rollout = f.rollouts[ref.index];
     if (!rollout) throw new Error(`${ref.path} has ${f.rollouts.length} rollout(s); there is no rollout #${ref.index + 1}.`);
     const scores = (await this.scores?.([{ file: ref.path, rollout }]))?.get(rollout.id) ?? [];
@@ -88,7 +89,7 @@ export class ComparePanels implements vscode.Disposable {
   async openGroup(file: string, groupId: string | null): Promise<vscode.WebviewPanel> {
     const title = groupId !== null ? `Group ${groupId}` : shortName({ path: file, index: 0 });
     return this.openMembers(title, vscode.workspace.asRelativePath(file, true), groupId, async () => {
-      const loaded = await loadFile(file);
+      const loaded = await loadRolloutFile(file);
       const refs = loaded.rollouts.map((r, index) => ({ r, index })).filter((m) => groupId === null || m.r.groupId === groupId).map((m) => ({ path: file, index: m.index }));
       if (refs.length === 0) throw new Error(`No rollout of ${file} is in group ${groupId}.`);
       return refs;

@@ -10,7 +10,7 @@
 import { parseCommandLine } from '../../core/scoring/commandLine';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { loadFile } from '../../core/load';
+import { loadRolloutFile } from '../loadWorker';
 import { readConfig } from '../config';
 import { joinGlobs } from '../present';
 import type { TimelineEditorProvider } from '../timelineEditor';
@@ -106,7 +106,7 @@ export function registerScoringCommands(service: ScoringService, timelines: Time
     if (doc && doc.uri.scheme === 'file') {
       let rollouts;
       try {
-        rollouts = (await loadFile(doc.uri.fsPath)).rollouts;
+        rollouts = (await loadRolloutFile(doc.uri.fsPath)).rollouts;
       } catch (e) {
         void vscode.window.showErrorMessage(`Trajectory Inspector: ${path.basename(doc.uri.fsPath)} is not a rollout file this extension reads: ${(e as Error).message.split('\n')[0]}`);
         return;
@@ -158,7 +158,7 @@ export function registerScoringCommands(service: ScoringService, timelines: Time
         progress.report({ increment: 100 / Math.min(files.length, MAX_FOLDER_FILES), message: `${i + 1}/${files.length}: ${path.basename(f.fsPath)}` });
         let loaded;
         try {
-          loaded = await loadFile(f.fsPath);
+          loaded = await loadRolloutFile(f.fsPath);
         } catch {
           unreadable++;
           continue;

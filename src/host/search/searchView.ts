@@ -12,6 +12,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { describeQuery, parseSearchText } from '../../core/search/queryText';
+import { loadRolloutFile } from '../loadWorker';
 import { SearchError, searchRollouts, type FileHits, type RolloutHits, type SearchQuery, type SearchSummary, type StepHit } from '../../core/search/search';
 import { fileLabel } from '../present';
 import type { RolloutsView } from '../rolloutsView';
@@ -139,6 +140,7 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
           return searchRollouts(files, q, {
             rgPath: this.rgPath,
             signal: ac.signal,
+            load: (f) => loadRolloutFile(f),
             onFile: (hits) => {
               this.results.push(hits);
               this.scheduleRefresh();
