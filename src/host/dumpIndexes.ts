@@ -17,7 +17,7 @@ import { buildIndex, NotIndexableError, readCachedIndex, writeCachedIndex, type 
 import { itemLocation, loadItem } from '../core/scale/arrayIndex';
 import { loadRow } from '../core/scale/rowLoad';
 import { summarizeIndexed } from '../core/scale/summaries';
-import type { RolloutMessage, ViewConfig } from '../shared/protocol';
+import { PICKER_MAX, pickerPositions, type RolloutMessage, type ViewConfig } from '../shared/protocol';
 import { fileLabel } from './present';
 
 /** Files at least this large whose name ends in `.jsonl` or `.json` are read through the index. */
@@ -177,7 +177,12 @@ export class IndexedTimelineFile {
     return {
       type: 'rollout',
       file: { path: this.loaded.path, format: this.loaded.format, schemaVersion: null, label: fileLabel(this.loaded.path, r.task.id) },
-      summaries: summarizeIndexed(this.index.entries).map(({ groupId: _g, trialName: _t, ...s }) => s),
+      // The picker's window only (pickerPositions): not 100,000 summaries with every rollout shown.
+      summaries: pickerPositions(this.index.entries.length, idx).map((k) => {
+        const { groupId: _g, trialName: _t, ...s } = summarizeIndexed([this.index.entries[k]], k)[0];
+        return s;
+      }),
+      ...(this.index.entries.length > PICKER_MAX ? { rolloutCount: this.index.entries.length } : {}),
       rolloutIndex: idx,
       rollout: r,
       selectStep,

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { RolloutLoadError, UnknownFormatError, formatIssue } from '../core/errors';
 import type { Outcome, Rollout, Step } from '../core/model';
 import type { LoadedFile } from '../core/load';
-import type { CastEventCode, CastEventView, CastMessage, CastView, IssueView, LoadErrorMessage, RolloutMessage, RolloutSummary, ViewConfig } from '../shared/protocol';
+import { PICKER_MAX, pickerPositions, type CastEventCode, type CastEventView, type CastMessage, type CastView, type IssueView, type LoadErrorMessage, type RolloutMessage, type RolloutSummary, type ViewConfig } from '../shared/protocol';
 
 /** A per-render nonce for the webview CSP: 128 random bits, base64 (never Math.random). */
 export function makeNonce(): string {
@@ -223,7 +223,8 @@ export function rolloutMessage(
   return {
     type: 'rollout',
     file: { path: file.path, format: file.format, schemaVersion: file.schemaVersion, label: fileLabel(file.path, file.rollouts[i].task.id) },
-    summaries: file.rollouts.map(summarize),
+    summaries: pickerPositions(file.rollouts.length, i).map((k) => summarize(file.rollouts[k], k)),
+    ...(file.rollouts.length > PICKER_MAX ? { rolloutCount: file.rollouts.length } : {}),
     rolloutIndex: i,
     rollout: file.rollouts[i],
     selectStep,

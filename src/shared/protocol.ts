@@ -28,6 +28,27 @@ export interface RolloutSummary {
   line: number | null;
 }
 
+/** The rollout picker lists every rollout of a file up to this many; beyond, the ones around the current (a dump of thousands). */
+export const PICKER_MAX = 1000;
+/** Rollouts either side of the current one the picker lists for a file of more than PICKER_MAX. */
+export const PICKER_AROUND = 250;
+
+/**
+ * Positions of the rollouts the picker offers for a file of `count` rollouts showing `current`:
+ * all (`[0, 1, …]`) up to PICKER_MAX, else the first, those within PICKER_AROUND of `current`
+ * and the last, ascending.
+ */
+export function pickerPositions(count: number, current: number): number[] {
+  if (count <= PICKER_MAX) return Array.from({ length: count }, (_, i) => i);
+  const from = Math.max(0, current - PICKER_AROUND);
+  const to = Math.min(count, current + PICKER_AROUND + 1);
+  const out: number[] = [];
+  if (from > 0) out.push(0);
+  for (let i = from; i < to; i++) out.push(i);
+  if (to < count) out.push(count - 1);
+  return out;
+}
+
 /** Settings the webview renders with. */
 export interface ViewConfig {
   /** Observations longer than this many lines are collapsed until "show all" (0 = never). */
@@ -107,7 +128,14 @@ export interface RolloutMessage {
     /** What the file goes by (Harbor trial folder, task id or file name), as in the Rollouts view. */
     label: string;
   };
+  /**
+   * The rollouts the picker offers: all of them, or for a file of more than PICKER_MAX rollouts only
+   * the first, the last and those around the one shown (`pickerWindow`), so a dump of 100,000
+   * rollouts does not send 100,000 summaries with every rollout shown.
+   */
   summaries: RolloutSummary[];
+  /** Rollouts in the file; absent: `summaries.length` (the summaries are all there). */
+  rolloutCount?: number;
   rolloutIndex: number;
   rollout: Rollout;
   /** Step to select after rendering (from Go to Step, the tree, or restored state); null keeps the webview's own. */
@@ -599,6 +627,7 @@ export function isHostMessage(v: unknown): v is HostMessage {
       return (
         isObj(v.file) &&
         Array.isArray(v.summaries) &&
+        (v.rolloutCount === undefined || isIndex(v.rolloutCount)) &&
         isIndex(v.rolloutIndex) &&
         isObj(v.rollout) &&
         Array.isArray((v.rollout as Record<string, unknown>).steps) &&

@@ -341,6 +341,22 @@ describe('webview: timeline', function () {
     assert.equal(await page.locator('.rollout-picker vscode-option').count(), 2);
   });
 
+  it('a file of thousands of rollouts: the picker offers the window the host sent and says how many there are', async () => {
+    page = await open();
+    const many: LoadedFile = { ...swe, rollouts: Array.from({ length: 3000 }, (_, i) => ({ ...swe.rollouts[0], id: `r${i}` })) };
+    const msg = await show(page, many, 1500);
+    assert.equal(msg.rolloutCount, 3000);
+    assert.equal(await page.locator('.rollout-picker vscode-option').count(), 503);
+    assert.match(await page.locator('.picker').innerText(), /of 3000/);
+    assert.equal(await page.locator('.rollout-picker').evaluate((el: any) => el.value), '1500');
+    // Picking the last rollout asks the host for it by its index in the file.
+    await page.locator('.rollout-picker').evaluate((el: any) => {
+      el.value = '2999';
+      el.dispatchEvent(new Event('change'));
+    });
+    await page.waitForFunction(() => (window as any).__sent.some((m: any) => m.type === 'selectRollout' && m.rolloutIndex === 2999));
+  });
+
   it('restores the selection and expanded cards after the webview is re-created', async () => {
     page = await open();
     await show(page, swe);

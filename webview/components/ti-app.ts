@@ -47,7 +47,7 @@ import './ti-player';
 import type { TiStepCard } from './ti-step-card';
 import './ti-step-card';
 import './ti-replay-bar';
-import type { ReplayStateMessage } from '../../src/shared/protocol';
+import { PICKER_MAX, pickerPositions, type ReplayStateMessage } from '../../src/shared/protocol';
 import type { StepReplay } from './ti-step-card';
 import './ti-heatstrip';
 import './ti-scrollmarks';
@@ -118,19 +118,18 @@ function totals(r: Rollout): Totals {
   return { prompt, completion, cost, hasTokens, hasCost, durationSec: span ?? (hasDur ? sumDur : null) };
 }
 
-/** The picker lists every rollout of a file up to this many; beyond, the ones around the current (a dump of thousands). */
-const PICKER_MAX = 1000;
-const PICKER_AROUND = 250;
-
-/** The summaries the rollout picker offers: all, or for a large dump the first, the last and those around `current`. */
+/**
+ * The summaries the rollout picker offers: all, or for a large dump the first, the last and those
+ * around `current`. Summaries the host already cut to that window (`rolloutCount` set) come back as they are.
+ */
 export function pickerWindow<T extends { index: number }>(summaries: readonly T[], current: number): readonly T[] {
   if (summaries.length <= PICKER_MAX) return summaries;
-  const from = Math.max(0, current - PICKER_AROUND);
-  const to = Math.min(summaries.length, current + PICKER_AROUND + 1);
-  const out = summaries.slice(from, to);
-  if (from > 0) out.unshift(summaries[0]);
-  if (to < summaries.length) out.push(summaries[summaries.length - 1]);
-  return out;
+  return pickerPositions(summaries.length, current).map((i) => summaries[i]);
+}
+
+/** Rollouts in the file of a rollout message. */
+function rolloutCount(m: RolloutMessage): number {
+  return m.rolloutCount ?? m.summaries.length;
 }
 
 /** Share of the window height the terminal may take until the user drags it. */
@@ -1322,7 +1321,7 @@ export class TiApp extends LitElement {
     const t = totals(r);
     const agent = [r.agent.name, r.agent.version].filter(Boolean).join(' ');
     // A file with several rollouts is named by the rollout's task; a single rollout by its file's label.
-    const title = m.summaries.length > 1 ? (r.task.id ?? `${m.file.label} #${m.rolloutIndex + 1}`) : m.file.label;
+    const title = rolloutCount(m) > 1 ? (r.task.id ?? `${m.file.label} #${m.rolloutIndex + 1}`) : m.file.label;
     const rewardTitle = [o.source ? `from ${o.source}` : '', o.rewards ? Object.entries(o.rewards).map(([k, v]) => `${k}: ${v}`).join(', ') : '']
       .filter(Boolean)
       .join(' — ');
@@ -1354,7 +1353,7 @@ export class TiApp extends LitElement {
           ? html`<span class="sliced" title=${`The rollout is ${formatSize(m.sliced.fullChars)} of text: each step's full content is fetched when its card comes into view (${formatSize(m.sliced.headChars)} sent up front).`}>large rollout · steps load as you scroll</span>`
           : nothing}
       </div>
-      ${m.summaries.length > 1 ? this.renderPicker(m) : nothing}
+      ${rolloutCount(m) > 1 ? this.renderPicker(m) : nothing}
       ${r.task.instruction
         ? html`<details class="instruction">
             <summary>Task instruction</summary>
@@ -1378,7 +1377,7 @@ export class TiApp extends LitElement {
           >`,
         )}
       </vscode-single-select>
-      <span>of ${m.summaries.length}</span>
+      <span>of ${rolloutCount(m)}</span>
     </div>`;
   }
 

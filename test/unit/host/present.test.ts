@@ -23,7 +23,7 @@ import {
   summarize,
   timelineHtml,
 } from '../../../src/host/present';
-import { isHostMessage, isWebviewMessage } from '../../../src/shared/protocol';
+import { isHostMessage, isWebviewMessage, PICKER_MAX, pickerPositions } from '../../../src/shared/protocol';
 import { sample, tmpDir } from '../samples';
 
 const SWE_AGENT = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
@@ -126,6 +126,26 @@ describe('host/present', () => {
     assert.equal(m.selectStep, 2);
     assert.equal(m.summaries.length, 1);
     assert.ok(isHostMessage(m));
+  });
+
+  it('sends the picker window of summaries, not all of them, for a file of thousands of rollouts', async () => {
+    const f = await loadFile(sample(MINI));
+    const many = { ...f, rollouts: Array.from({ length: 5000 }, (_, i) => ({ ...f.rollouts[0], id: `r${i}` })) };
+    const m = rolloutMessage(many, 2500, null, { collapseOutputLines: 20 });
+    assert.equal(m.rolloutCount, 5000);
+    assert.deepEqual(m.summaries.map((s) => s.index), pickerPositions(5000, 2500));
+    assert.equal(m.summaries.length, 1 + 501 + 1);
+    assert.deepEqual([m.summaries[0].index, m.summaries[1].index, m.summaries.at(-2)!.index, m.summaries.at(-1)!.index], [0, 2250, 2750, 4999]);
+    assert.ok(m.summaries.every((s) => s.id === `r${s.index}`), 'each summary is the rollout at its index');
+    assert.ok(isHostMessage(m));
+    // At the ends the window is one-sided; a file within PICKER_MAX sends every summary and no count.
+    assert.deepEqual(pickerPositions(5000, 0).slice(0, 2), [0, 1]);
+    assert.equal(pickerPositions(5000, 0).length, 252);
+    assert.equal(pickerPositions(5000, 4999).length, 252);
+    const few = rolloutMessage({ ...many, rollouts: many.rollouts.slice(0, PICKER_MAX) }, 3, null, { collapseOutputLines: 20 });
+    assert.equal(few.summaries.length, PICKER_MAX);
+    assert.equal(few.rolloutCount, undefined);
+    assert.ok(!isHostMessage({ ...m, rolloutCount: -1 }));
   });
 
   it('writes a webview shell with a strict CSP, a nonce on the script and no inline data', () => {
