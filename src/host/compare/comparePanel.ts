@@ -131,6 +131,9 @@ export class ComparePanels implements vscode.Disposable {
     return panel;
   }
 
+  /** Per panel: whether its webview said `ready`, and what to post and how to answer once loaded. */
+  private readonly wiring = new WeakMap<vscode.WebviewPanel, Wiring>();
+
   private createPanel(title: string): vscode.WebviewPanel {
     const roots = [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')];
     const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, title, vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: roots, enableFindWidget: true });
@@ -141,31 +144,53 @@ export class ComparePanels implements vscode.Disposable {
       styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'timeline.css')).toString(),
     });
     this.panels.add(panel);
-    panel.onDidDispose(() => this.panels.delete(panel));
-    return panel;
-  }
-
-  private wire(panel: vscode.WebviewPanel, msg: CompareHostMessage, handle: (m: CompareWebviewMessage) => unknown): void {
+    // Listen from the start: the webview's `ready` can come while the rollouts are still loading
+    // (a message with no listener yet is lost, and the panel would stay at "Loading…").
+    const wiring: Wiring = { ready: false, msg: null, handle: null };
+    this.wiring.set(panel, wiring);
     const sub = panel.webview.onDidReceiveMessage((m: unknown) => {
       if (!isCompareWebviewMessage(m)) {
         this.output.warn(`compare: ignored a malformed message from the webview: ${JSON.stringify(m)?.slice(0, 200)}`);
         return;
       }
       if (m.type === 'ready') {
-        void panel.webview.postMessage(msg);
+        wiring.ready = true;
+        if (wiring.msg) void panel.webview.postMessage(wiring.msg);
         return;
       }
+      const handle = wiring.handle;
+      if (!handle) return;
       Promise.resolve(handle(m)).catch((e) => {
         this.output.error(`compare: ${m.type} failed: ${String(e)}`);
         void vscode.window.showErrorMessage(`Trajectory Inspector: ${e instanceof Error ? e.message : String(e)}`);
       });
     });
-    panel.onDidDispose(() => sub.dispose());
+    panel.onDidDispose(() => {
+      sub.dispose();
+      this.panels.delete(panel);
+    });
+    return panel;
+  }
+
+  /** The panel's content is ready: posts it now if the webview said `ready` already, else on `ready` (and on every later `ready`). */
+  private wire(panel: vscode.WebviewPanel, msg: CompareHostMessage, handle: (m: CompareWebviewMessage) => unknown): void {
+    const wiring = this.wiring.get(panel);
+    if (!wiring) return;
+    wiring.msg = msg;
+    wiring.handle = handle;
+    if (wiring.ready) void panel.webview.postMessage(msg);
   }
 
   dispose(): void {
     for (const p of [...this.panels]) p.dispose();
   }
+}
+
+/** A compare panel's message state (see ComparePanels.createPanel). */
+interface Wiring {
+  ready: boolean;
+  msg: CompareHostMessage | null;
+  handle: ((m: CompareWebviewMessage) => unknown) | null;
 }
 
 function shortName(ref: RolloutRef): string {
