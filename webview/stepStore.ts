@@ -50,6 +50,9 @@ export class StepStore {
   /** Chunk → [request seq, time sent] of the requests in flight. */
   private inFlight = new Map<number, { seq: number; at: number }>();
   private seq = 0;
+  /** The chunks of the last `want`, as steps `wantedFrom` … `wantedTo - 1`: never evicted. */
+  private wantedFrom = 0;
+  private wantedTo = 0;
   /** Answers to requests numbered at most this are from before the last reset: dropped. */
   private resetSeq = 0;
   /** Requests sent since the last reset (tests and the bench read it). */
@@ -75,6 +78,7 @@ export class StepStore {
     this.inFlight.clear();
     this.resetSeq = this.seq;
     this.requests = 0;
+    this.wantedFrom = this.wantedTo = 0;
     this.cuts = new Map((msg?.sliced?.cuts ?? []).map((c) => [c.index, c.fields]));
     this.rolloutId = msg?.sliced ? msg.rollout.id : null;
     this.rolloutIndex = msg?.rolloutIndex ?? 0;
@@ -127,6 +131,10 @@ export class StepStore {
     if (!this.sliced) return 0;
     const lo = Math.max(0, Math.floor(from));
     const hi = Math.min(this.count, Math.ceil(to));
+    // The chunks asked for are kept whatever the budget (see evict), or their answers would evict
+    // each other and be asked for again, forever, when the steps shown outgrow the budget.
+    this.wantedFrom = Math.floor(lo / CHUNK_STEPS) * CHUNK_STEPS;
+    this.wantedTo = Math.ceil(hi / CHUNK_STEPS) * CHUNK_STEPS;
     let sent = 0;
     const now = this.now();
     for (let chunk = Math.floor(lo / CHUNK_STEPS); chunk * CHUNK_STEPS < hi; chunk++) {
@@ -178,6 +186,7 @@ export class StepStore {
     for (const [index, k] of this.kept) {
       if (this.kept.size <= this.minKeep) break;
       if (this.kept.size <= this.maxSteps && this.keptChars <= this.maxChars) break;
+      if (index >= this.wantedFrom && index < this.wantedTo) continue;
       this.kept.delete(index);
       this.keptChars -= k.chars;
     }

@@ -169,7 +169,9 @@ export interface SlicedInfo {
   cuts: { index: number; fields: CutField[] }[];
   /**
    * Full steps sent with the heads, so the first cards show their content without a round trip:
-   * the steps `from`, `from + 1`, … (the aligned chunk of the step to select, else the first). Absent: none.
+   * steps of the aligned chunk starting at `from` (the chunk of the step to select, else the first),
+   * the step to select and its neighbours while they fit a size cap (stepHeads.ts `initialSteps`),
+   * ascending by index. Absent: none.
    */
   initial?: { from: number; steps: Step[] };
 }

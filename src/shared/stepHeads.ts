@@ -47,7 +47,11 @@ export function previewOf(text: string, maxChars = HEAD_CHARS, maxLines = HEAD_L
     if (nl < 0 || nl >= end) break;
     if (i === maxLines - 1) end = nl;
   }
-  return end >= text.length ? null : text.slice(0, end);
+  if (end >= text.length) return null;
+  // Never split a surrogate pair (an emoji across the cut would end the preview in a lone half).
+  const c = text.charCodeAt(end - 1);
+  if (end > 0 && c >= 0xd800 && c <= 0xdbff) end--;
+  return text.slice(0, end);
 }
 
 /** JSON text of tool arguments ('' when absent); never throws (a cycle or BigInt gives its String). */
@@ -94,7 +98,9 @@ export function stepHead(step: Step): { head: Step; fields: CutField[] } {
   for (let i = 0; i < step.actions.length; i++) {
     const a = step.actions[i];
     const command = a.command !== null ? cut(`actions.${i}.command`, a.command) : null;
-    const args = a.command === null && a.arguments !== undefined ? cut(`actions.${i}.arguments`, argumentsText(a.arguments)) : null;
+    // Arguments are cut whenever they are long, also beside a command: a shell tool call carries its
+    // command in both (`{command}`), and a short command may come with a long `stdin` or file content.
+    const args = a.arguments !== undefined && a.arguments !== null ? cut(`actions.${i}.arguments`, argumentsText(a.arguments)) : null;
     if (command === null && args === null) continue;
     actions ??= step.actions.slice();
     actions[i] = { ...a, ...(command !== null ? { command } : {}), ...(args !== null ? { arguments: args } : {}) };
@@ -152,20 +158,28 @@ export const INITIAL_STEPS = 25;
 export const MAX_INITIAL_CHARS = 2 * 1024 * 1024;
 
 /**
- * The full steps sent with the heads (`SlicedInfo.initial`): the aligned chunk of INITIAL_STEPS
- * steps holding `selectStep` (the first chunk when null), cut short after MAX_INITIAL_CHARS of
- * step text (always at least one step).
+ * The full steps sent with the heads (`SlicedInfo.initial`): from the aligned chunk of
+ * INITIAL_STEPS steps holding `selectStep` (the first chunk when null), the step to select first,
+ * then its neighbours by distance, while they fit in MAX_INITIAL_CHARS of step text together; a
+ * step that does not fit is left to a `stepSlice` request. `from` is the chunk's first step;
+ * `steps` ascend by index and need not be contiguous.
  */
 export function initialSteps(r: Rollout, selectStep: number | null): { from: number; steps: Step[] } {
   const at = Math.max(0, Math.min(r.steps.length - 1, selectStep ?? 0));
   const from = Math.floor(at / INITIAL_STEPS) * INITIAL_STEPS;
+  const to = Math.min(r.steps.length, from + INITIAL_STEPS);
   const steps: Step[] = [];
   let chars = 0;
-  for (let i = from; i < Math.min(r.steps.length, from + INITIAL_STEPS); i++) {
-    chars += stepChars(r.steps[i]);
-    if (steps.length && chars > MAX_INITIAL_CHARS) break;
-    steps.push(r.steps[i]);
+  for (let d = 0; at - d >= from || at + d < to; d++) {
+    for (const i of d === 0 ? [at] : [at + d, at - d]) {
+      if (i < from || i >= to) continue;
+      const n = stepChars(r.steps[i]);
+      if (chars + n > MAX_INITIAL_CHARS) continue;
+      chars += n;
+      steps.push(r.steps[i]);
+    }
   }
+  steps.sort((a, b) => a.index - b.index);
   return { from, steps };
 }
 

@@ -13,6 +13,8 @@ import { isHostMessage, isWebviewMessage, MAX_SLICE_STEPS, type RolloutMessage, 
 import {
   answerStepSlice,
   countLines,
+  initialSteps,
+  MAX_INITIAL_CHARS,
   HEAD_CHARS,
   HEAD_LINES,
   previewOf,
@@ -129,6 +131,35 @@ describe('step heads and slices (issue 7)', () => {
     assert.ok(JSON.stringify(args).startsWith(head.actions[0].arguments as string));
     assert.deepEqual(fields, [{ field: 'actions.0.arguments', chars: JSON.stringify(args).length, lines: 1 }]);
     assert.equal(step.actions[0].arguments, args, 'the step itself is not changed');
+  });
+
+  it('cuts a shell command\'s arguments too (a tool call carries the command in both), and never splits a surrogate pair', () => {
+    const command = 'cat <<EOF\n' + 'z'.repeat(200_000);
+    const step = makeStep(0, 'agent', { actions: [{ kind: 'shell', command, tool: 'bash', arguments: { command }, callId: 'c1' }] });
+    const { head, fields } = stepHead(step);
+    assert.ok(JSON.stringify(head).length < 1000, `head ${JSON.stringify(head).length} chars`);
+    assert.deepEqual(fields.map((f) => f.field), ['actions.0.command', 'actions.0.arguments']);
+    // An emoji (two UTF-16 units) across the cut stays whole or goes whole.
+    const text = 'a'.repeat(HEAD_CHARS - 1) + '😀' + 'b'.repeat(50);
+    const p = previewOf(text)!;
+    assert.equal(p, 'a'.repeat(HEAD_CHARS - 1));
+    assert.ok(!/[\ud800-\udbff]$/.test(p));
+  });
+
+  it('sends with the heads the step to select and its neighbours that fit, not a huge step before it', () => {
+    const steps = Array.from({ length: 60 }, (_, i) =>
+      makeStep(i, 'environment', { observations: [{ callId: null, output: (i === 25 ? 'H' : `s${i} `).repeat(i === 25 ? 3_000_000 : 2000), exitCode: 0, truncated: false }] }),
+    );
+    const r: Rollout = { ...swe.rollouts[0], id: 'huge-step', steps };
+    const init = initialSteps(r, 30);
+    assert.equal(init.from, 25);
+    const got = init.steps.map((x) => x.index);
+    assert.ok(got.includes(30), 'the step to select comes whole');
+    assert.ok(!got.includes(25), 'a step over the cap is left to a request');
+    assert.deepEqual(got, [...got].sort((a, b) => a - b));
+    assert.ok(got.every((i) => i >= 25 && i < 50));
+    const m = slicedRolloutMessage(rolloutMessage({ ...swe, rollouts: [r] }, 0, 30, CONFIG));
+    assert.ok(JSON.stringify(m).length < MAX_INITIAL_CHARS + 200_000, `message ${JSON.stringify(m).length} chars`);
   });
 
   it('answers a slice with the full steps, clamped, capped, and only for the rollout shown', () => {
@@ -268,10 +299,36 @@ describe('webview step store (issue 7)', () => {
     for (const i of last) assert.ok(st.full(i, msg.rollout.steps[i]), `step ${i}, among the last received, is kept`);
     assert.equal(st.full([...cut][0], msg.rollout.steps[[...cut][0]]), null, 'the first steps were let go');
     const small = store({ maxChars: 200_000, minKeep: 10 });
-    small.st.want(0, 400);
-    while (small.sent.length) small.answer(small.sent.shift()!);
+    // Scrolling through 400 steps a chunk at a time (what was asked for last is kept whatever the budget).
+    for (let f = 0; f < 400; f += CHUNK_STEPS) {
+      small.st.want(f, f + CHUNK_STEPS);
+      while (small.sent.length) small.answer(small.sent.shift()!);
+    }
     assert.ok(small.st.chars <= 200_000 || small.st.size <= 10, `${small.st.chars} characters in ${small.st.size} steps`);
     assert.ok(small.st.size >= 10);
+  });
+
+  it('keeps the steps it was last asked for even over its budget: answers never evict each other (no request loop)', () => {
+    const steps = Array.from({ length: 1000 }, (_, i) => makeStep(i, 'environment', { observations: [{ callId: null, output: 'x'.repeat(300_000), exitCode: 0, truncated: false }] }));
+    const r: Rollout = { ...swe.rollouts[0], id: 'wide', steps };
+    const m = slicedRolloutMessage(rolloutMessage({ ...swe, rollouts: [r] }, 0, null, CONFIG));
+    const sent: StepSliceMessage[] = [];
+    const st = new StepStore({ post: (x) => sent.push(x) });
+    st.reset({ ...m, sliced: { ...m.sliced!, initial: undefined } });
+    st.want(0, 150);
+    let answers = 0;
+    while (sent.length && answers < 100) {
+      answers++;
+      assert.ok(st.receive(answerStepSlice(sent.shift()!, 0, r)!));
+      for (let i = 0; i < 150; i++) st.full(i, m.rollout.steps[i]);
+      st.want(0, 150);
+    }
+    assert.equal(answers, 6, 'one answer per chunk, none asked again');
+    for (let i = 0; i < 150; i++) assert.ok(st.full(i, m.rollout.steps[i]), `step ${i} kept`);
+    // Looking elsewhere frees the budget again.
+    st.want(900, 925);
+    assert.ok(st.receive(answerStepSlice(sent.shift()!, 0, r)!));
+    assert.ok(st.chars <= 32 * 1024 * 1024 || st.size <= 120, `${st.size} steps, ${st.chars} chars`);
   });
 
   it('describes what a head left out', () => {
