@@ -50,6 +50,8 @@ const isFull = (k: number): boolean => {
 interface Run {
   /** ms from the host side posting the `rollout` message to the first step card showing its full content. */
   firstFull: number;
+  /** ms from the page holding the message's JSON text (parse, dispatch, render) to that card full: the part that is the webview's own. */
+  inPage: number;
   nodes: number;
   cards: number;
   /** ms from the host side posting `selectStep` FAR to that card showing its full content (10,000 steps only). */
@@ -64,9 +66,23 @@ interface Run {
 async function measure(page: Page, msg: RolloutMessage, withJump: boolean): Promise<Run> {
   // As VS Code carries a webview message: JSON from the host process, parsed and posted in the webview.
   const t0 = performance.now();
-  await page.evaluate((json) => window.postMessage(JSON.parse(json), '*'), JSON.stringify(msg));
-  await page.waitForFunction(isFull, 0, { polling: 'raf', timeout: 120_000 });
+  await page.evaluate((json) => {
+    window.__tArrive = performance.now();
+    window.postMessage(JSON.parse(json), '*');
+  }, JSON.stringify(msg));
+  // The predicate notes, in the page, when it first saw the card full (no round trip added).
+  await page.waitForFunction(
+    (k: number) => {
+      const c = document.querySelector('ti-app')?.shadowRoot?.querySelector(`ti-step-card[data-index="${k}"]`);
+      const ok = !!c && !c.classList.contains('loading') && !!c.shadowRoot && c.shadowRoot.childElementCount > 0 && !c.shadowRoot.querySelector('.slice-loading');
+      if (ok) window.__tFull = performance.now();
+      return ok;
+    },
+    0,
+    { polling: 'raf', timeout: 120_000 },
+  );
   const firstFull = performance.now() - t0;
+  const inPage = (await page.evaluate(() => window.__tFull - window.__tArrive)) as number;
   const { nodes, cards } = (await page.evaluate(`(() => {
     let nodes = 0;
     const walk = (root) => {
@@ -78,12 +94,12 @@ async function measure(page: Page, msg: RolloutMessage, withJump: boolean): Prom
     walk(document);
     return { nodes, cards: document.querySelector('ti-app').shadowRoot.querySelectorAll('ti-step-card').length };
   })()`)) as { nodes: number; cards: number };
-  if (!withJump) return { firstFull, nodes, cards, jump: null };
+  if (!withJump) return { firstFull, inPage, nodes, cards, jump: null };
   await page.waitForTimeout(300); // let the first slices settle
   const t1 = performance.now();
   await page.evaluate((i) => window.postMessage({ type: 'selectStep', index: i }, '*'), FAR);
   await page.waitForFunction(isFull, FAR, { polling: 'raf', timeout: 60_000 });
-  return { firstFull, nodes, cards, jump: performance.now() - t1 };
+  return { firstFull, inPage, nodes, cards, jump: performance.now() - t1 };
 }
 
 async function main(): Promise<void> {
@@ -122,7 +138,7 @@ async function main(): Promise<void> {
   const med = (key: string, f: (r: Run) => number) => median(results[key].runs.map(f));
   const all = (key: string, f: (r: Run) => number) => results[key].runs.map((r) => fmt(f(r), 0)).join(', ');
   const row = (label: string, key: string) =>
-    `| ${label} | ${fmt(results[key].mb, 1)} MB | ${fmt(med(key, (r) => r.firstFull), 0)} ms (${all(key, (r) => r.firstFull)}) | ${med(key, (r) => r.nodes)} | ${med(key, (r) => r.cards)} | ${key === '100' ? '—' : `${fmt(med(key, (r) => r.jump ?? NaN), 0)} ms (${all(key, (r) => r.jump ?? NaN)})`} |`;
+    `| ${label} | ${fmt(results[key].mb, 1)} MB | ${fmt(med(key, (r) => r.firstFull), 0)} ms (${all(key, (r) => r.firstFull)}) | ${fmt(med(key, (r) => r.inPage), 0)} ms (${all(key, (r) => r.inPage)}) | ${med(key, (r) => r.nodes)} | ${med(key, (r) => r.cards)} | ${key === '100' ? '—' : `${fmt(med(key, (r) => r.jump ?? NaN), 0)} ms (${all(key, (r) => r.jump ?? NaN)})`} |`;
   const ratio = med('whole', (r) => r.firstFull) / med('sliced', (r) => r.firstFull);
   writeSection(
     'timeline',
@@ -134,10 +150,13 @@ host's \`rollout\` message; "first step" the time from the bench process posting
 across the process boundary and parsed there, as VS Code carries the extension host's message) until the first step card shows its full content (for the
 sliced rollout: after its slice came back from the stub host, which answers \`stepSlice\` with the host's own
 \`answerStepSlice\` from the bench process); "jump" the time from posting \`selectStep\` for step #${FAR + 1} (Go to Step) until
-its card shows its full content. ${RUNS} runs each after a warm-up; medians (all runs in brackets).
+its card shows its full content. "In the page" is the part of "first step" from the moment the page holds the message's JSON text
+(JSON.parse, dispatch, render: the webview's own work, which the issue's < 300 ms target is about) until that card is full.
+The sliced message carries the full steps of its first chunk (\`initial\`), so the first cards need no slice round trip.
+${RUNS} runs each after a warm-up; medians (all runs in brackets).
 
-| rollout | message | first step with full content | DOM elements then | step cards in the DOM | jump to #${FAR + 1}, full |
-|---|---|---|---|---|---|
+| rollout | message | first step with full content | of which in the page (target < 300 ms) | DOM elements then | step cards in the DOM | jump to #${FAR + 1}, full |
+|---|---|---|---|---|---|---|
 ${row('100 steps, whole', '100')}
 ${row('10,000 steps, whole', 'whole')}
 ${row('**10,000 steps, sliced**', 'sliced')}
