@@ -215,7 +215,10 @@ export class KeySet {
   }
 }
 
-/** Walks the object that opens at `i` (a `{`); returns the position after its `}`. Throws ScanError. */
+/**
+ * Walks the object that opens at `i` (a `{`); returns the position after its `}`. Throws ScanError,
+ * also for a key holding an escape (the visitor matches key bytes without decoding them).
+ */
 export function forEachMember(b: Buffer, i: number, visit: MemberVisitor): number {
   if (b[i] !== LBRACE) throw new ScanError(i, 'an object expected');
   let j = skipWs(b, i + 1);
@@ -223,7 +226,14 @@ export function forEachMember(b: Buffer, i: number, visit: MemberVisitor): numbe
   for (;;) {
     if (b[j] !== QUOTE) throw new ScanError(j, 'a key expected');
     const ks = j + 1;
-    const ke = stringEnd(b, j);
+    // A key with an escape (`"rew\u0061rd"`) would not match its name byte for byte: the row goes to the loader.
+    let ke = ks;
+    for (;;) {
+      if (ke >= b.length) throw new ScanError(j, 'unterminated string');
+      const c = b[ke++];
+      if (c === QUOTE) break;
+      if (c === BACKSLASH) throw new ScanError(j, 'an escaped key');
+    }
     j = skipWs(b, ke);
     if (b[j] !== COLON) throw new ScanError(j, 'a colon expected');
     j = skipWs(b, j + 1);

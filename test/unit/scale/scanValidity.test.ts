@@ -89,3 +89,23 @@ describe('scale/jsonScan: values the JSON parser rejects', () => {
     });
   }
 });
+
+describe('scale/jsonScan: escaped keys', () => {
+  const escaped = row(',"rew\\u0061rd":0.5,"\\u0069d":"e1"');
+
+  it('the fast scan declines a row with an escaped key (forEachMember throws ScanError)', () => {
+    assert.throws(() => chatRowSummary(Buffer.from(escaped), 'f.jsonl', 1), ScanError);
+  });
+
+  it('JSONL and JSON array: the escaped reward and id are read as the full load reads them', async () => {
+    const jsonl = tmpFile('escaped_key.jsonl', [good(0), escaped, good(2)].join('\n') + '\n');
+    const arr = tmpFile('escaped_key.json', `[\n${good(0)},\n${escaped},\n${good(2)}\n]\n`);
+    for (const f of [jsonl, arr]) {
+      const full = await loadFile(f);
+      const index = await sameAsSlowPath(f);
+      assert.deepEqual(index.entries.map(summary), full.rollouts.map((r) => summary({ id: r.id, taskId: r.task.id, groupId: r.groupId, reward: r.outcome.reward, resolved: r.outcome.resolved, steps: r.steps.length })));
+      assert.equal(index.entries[1].reward, 0.5);
+      assert.equal(index.entries[1].id, 'e1');
+    }
+  });
+});
