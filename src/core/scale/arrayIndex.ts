@@ -221,7 +221,9 @@ export async function buildArrayIndex(fh: fs.promises.FileHandle, file: string, 
   const add = (s: RowSummary, at: ItemLocation): IndexedRollout => {
     const n = (seen.get(s.baseId) ?? 0) + 1;
     seen.set(s.baseId, n);
-    const id = n > 1 ? `${s.baseId}#${ROW_FORMATS[idx.format] === 'line' ? `line${at.line}` : n}` : s.baseId;
+    // As rows.ts uniqueIds: `#line<N>`, or the item's position when an earlier listed item starts on its line.
+    const sharesLine = idx.entries.length > 0 && idx.entries[idx.entries.length - 1].line === at.line;
+    const id = n > 1 ? `${s.baseId}#${ROW_FORMATS[idx.format] !== 'line' ? n : sharesLine ? at.item + 1 : `line${at.line}`}` : s.baseId;
     const e: IndexedRollout = {
       offset: at.offset,
       length: at.length,
