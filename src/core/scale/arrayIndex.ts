@@ -84,7 +84,8 @@ function placeIssues(e: RolloutLoadError, at: ItemLocation, relative: boolean): 
 export function itemInput(file: string, text: string, at: ItemLocation, files: FileAccess = nodeFiles): LoadInput {
   let doc: JsonDoc;
   try {
-    doc = JsonDoc.parse(file, text, at.charOffset, new ItemLineIndex(text, at.line, at.column, at.charOffset), true);
+    // The item sits inside the file's array: one level of nesting counts as in the full load.
+    doc = JsonDoc.parse(file, text, at.charOffset, new ItemLineIndex(text, at.line, at.column, at.charOffset), true, 1);
   } catch (e) {
     // Positions are already the file's (the line index is placed); the pointer gets the item's index.
     throw e instanceof RolloutLoadError ? placeIssues(e, at, false) : e;

@@ -109,3 +109,28 @@ describe('scale/jsonScan: escaped keys', () => {
     }
   });
 });
+
+describe('scale/arrayIndex: nesting limit of an item read alone', () => {
+  const nested = (d: number): string => row(`,"reward":1,"x":${'['.repeat(d)}${']'.repeat(d)}`);
+
+  it('an item too deep is left out with the full load\'s message (same line and column)', async () => {
+    const f = tmpFile('deep_item.json', `[\n${good(0)},\n${nested(1100)},\n${good(2)}\n]\n`);
+    const err = await loadFile(f).then(() => null, (e: Error) => e);
+    const index = await sameAsSlowPath(f);
+    assert.equal(index.skipped, 1);
+    const at = /deep_item\.json:(\d+:\d+)/.exec(err!.message)![1];
+    assert.match(index.skippedMessages[0], new RegExp(`deep_item\\.json:${at}: expected JSON nested at most 1000 levels deep`));
+  });
+
+  it('an item whose nesting reaches level 1001 of the file only with the array\'s own level is left out, as the full load rejects the file', async () => {
+    // The row object is level 2 of the file, `x` opens levels 3…: 998 brackets reach level 1000 of the file, 999 level 1001.
+    const ok = tmpFile('deep_ok.json', `[${good(0)},${nested(998)}]`);
+    assert.equal((await loadFile(ok)).rollouts.length, 2);
+    assert.equal((await sameAsSlowPath(ok)).entries.length, 2);
+    const tooDeep = tmpFile('deep_1001.json', `[${good(0)},${nested(999)}]`);
+    await assert.rejects(loadFile(tooDeep), /nested at most 1000 levels/);
+    const index = await sameAsSlowPath(tooDeep);
+    assert.equal(index.entries.length, 1);
+    assert.equal(index.skipped, 1);
+  });
+});
