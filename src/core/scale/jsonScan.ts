@@ -111,39 +111,66 @@ export function scalarEnd(b: Buffer, i: number): number {
   return j;
 }
 
+// What valueEnd expects next inside an object or array.
+const WANT_VALUE = 0;
+const WANT_VALUE_OR_CLOSE = 1; // just after `[`
+const WANT_KEY = 2;
+const WANT_KEY_OR_CLOSE = 3; // just after `{`
+const WANT_COLON = 4;
+const WANT_COMMA_OR_CLOSE = 5; // after a value
+
 /**
  * Position just after the JSON value that starts at `i` (no whitespace before it). Inside objects
- * and arrays it checks what it walks over (brackets match, numbers and literals are valid JSON,
- * nesting stays under MAX_SCAN_DEPTH); strings are jumped, not checked. Throws ScanError.
+ * and arrays it checks what it walks over against the JSON grammar (keys, colons, commas and
+ * brackets where JSON has them, no trailing comma; numbers and literals as scalarEnd checks them;
+ * nesting under MAX_SCAN_DEPTH); strings are jumped, their contents not checked. Throws ScanError.
  */
 export function valueEnd(b: Buffer, i: number): number {
   const c = b[i];
   if (c === QUOTE) return stringEnd(b, i);
-  if (c === LBRACE || c === LBRACK) {
-    let depth = 0;
-    const n = b.length;
-    let j = i;
-    while (j < n) {
-      const d = b[j];
-      if (d === QUOTE) {
-        j = stringEnd(b, j);
-        continue;
-      }
-      if (d === LBRACE || d === LBRACK) {
-        if (depth === MAX_SCAN_DEPTH) throw new ScanError(j, 'nesting too deep for the scan');
-        openers[depth++] = d;
-      } else if (d === RBRACE || d === RBRACK) {
-        if (depth === 0 || openers[--depth] !== d - 2) throw new ScanError(j, 'mismatched brackets');
-        if (depth === 0) return j + 1;
-      } else if (d !== COMMA && d !== COLON && !isWs(d)) {
-        j = scalarEnd(b, j);
-        continue;
-      }
-      j++;
+  if (c !== LBRACE && c !== LBRACK) return scalarEnd(b, i);
+  let depth = 0;
+  let want = WANT_VALUE;
+  const n = b.length;
+  let j = i;
+  while (j < n) {
+    const d = b[j];
+    if (d === QUOTE) {
+      if (want === WANT_KEY || want === WANT_KEY_OR_CLOSE) want = WANT_COLON;
+      else if (want === WANT_VALUE || want === WANT_VALUE_OR_CLOSE) want = WANT_COMMA_OR_CLOSE;
+      else throw new ScanError(j, 'a string where JSON has none');
+      j = stringEnd(b, j);
+      continue;
     }
-    throw new ScanError(i, 'unterminated object or array');
+    if (d === 32) {
+      j++; // the space after `,` and `:` that Python's json.dumps writes
+      continue;
+    }
+    if (d === LBRACE || d === LBRACK) {
+      if (want !== WANT_VALUE && want !== WANT_VALUE_OR_CLOSE) throw new ScanError(j, 'a value where JSON has none');
+      if (depth === MAX_SCAN_DEPTH) throw new ScanError(j, 'nesting too deep for the scan');
+      openers[depth++] = d;
+      want = d === LBRACE ? WANT_KEY_OR_CLOSE : WANT_VALUE_OR_CLOSE;
+    } else if (d === RBRACE || d === RBRACK) {
+      if (want !== WANT_COMMA_OR_CLOSE && want !== WANT_KEY_OR_CLOSE && want !== WANT_VALUE_OR_CLOSE) throw new ScanError(j, 'a value expected');
+      if (openers[--depth] !== d - 2) throw new ScanError(j, 'mismatched brackets');
+      if (depth === 0) return j + 1;
+      want = WANT_COMMA_OR_CLOSE;
+    } else if (d === COMMA) {
+      if (want !== WANT_COMMA_OR_CLOSE) throw new ScanError(j, 'a comma where JSON has none');
+      want = openers[depth - 1] === LBRACE ? WANT_KEY : WANT_VALUE;
+    } else if (d === COLON) {
+      if (want !== WANT_COLON) throw new ScanError(j, 'a colon where JSON has none');
+      want = WANT_VALUE;
+    } else if (!isWs(d)) {
+      if (want !== WANT_VALUE && want !== WANT_VALUE_OR_CLOSE) throw new ScanError(j, 'a value where JSON has none');
+      j = scalarEnd(b, j);
+      want = WANT_COMMA_OR_CLOSE;
+      continue;
+    }
+    j++;
   }
-  return scalarEnd(b, i);
+  throw new ScanError(i, 'unterminated object or array');
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The fast scan lists exactly the rows the full loader accepts (src/core/scale/jsonScan.ts,
- * rowSummary.ts): rows with bare words, numbers with leading zeros, nesting deeper than the JSON
- * parser takes, or a reward of 1e400 (Infinity) are left to the real loader, in JSONL dumps and in
+ * rowSummary.ts): rows with bare words, numbers with leading zeros, misplaced commas, colons or
+ * brackets, nesting deeper than the JSON parser takes, or a reward of 1e400 (Infinity) are left to the real loader, in JSONL dumps and in
  * JSON arrays; escaped keys are read as the loader reads them.
  */
 import * as assert from 'node:assert/strict';
@@ -28,6 +28,11 @@ const BAD: Record<string, string> = {
   score_inf: row(',"score":-1e400'),
   mismatched: row(',"reward":1,"meta":{"a":[1}]'),
   deep: row(`,"reward":1,"x":${'['.repeat(1100)}${']'.repeat(1100)}`),
+  trailing_comma_nested: row(',"reward":1,"meta":{"a":1,}'),
+  trailing_comma_array: row(',"reward":1,"meta":[1,]'),
+  missing_colon_nested: row(',"reward":1,"meta":{"a" 1}'),
+  missing_comma_nested: row(',"reward":1,"meta":[1 "b"]'),
+  key_not_string: row(',"reward":1,"meta":{a:1}'),
 };
 
 const summary = (e: { id: string; taskId: string | null; groupId: string | null; reward: number | null; resolved: boolean | null; steps: number }) => ({ id: e.id, taskId: e.taskId, groupId: e.groupId, reward: e.reward, resolved: e.resolved, steps: e.steps });
@@ -57,6 +62,8 @@ describe('scale/jsonScan: values the JSON parser rejects', () => {
     assert.equal(valueEnd(b('[1, {"a": [true, null]}] x'), 0), 24);
     assert.throws(() => valueEnd(b('[1, {"a": [tru, null]}]'), 0), ScanError);
     assert.throws(() => valueEnd(b('[1, {"a": [1}]'), 0), ScanError);
+    for (const bad of ['[1,]', '{"a":1,}', '{"a" 1}', '[1 2]', '{"a":1 "b":2}', '[,1]', '{,}', '{"a"}', '[1:2]', '{1:2}', '["a":1]']) assert.throws(() => valueEnd(b(bad), 0), ScanError, bad);
+    for (const ok of ['[]', '{}', '[[], {}]', '{"a":{"b":[1,"x",null]},"c":""}', '[ 1 , 2 ]', '{ "a" : 1 }']) assert.equal(valueEnd(b(ok), 0), ok.length, ok);
     assert.throws(() => valueEnd(b('['.repeat(1000) + ']'.repeat(1000)), 0), ScanError);
     assert.equal(valueEnd(b('['.repeat(100) + ']'.repeat(100)), 0), 200);
   });
