@@ -6,8 +6,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { loadFile } from '../../../src/core/load';
-import { buildIndex } from '../../../src/core/scale/rolloutIndex';
-import { tmpFile } from '../samples';
+import { buildIndex, readCachedIndex, writeCachedIndex } from '../../../src/core/scale/rolloutIndex';
+import { tmpDir, tmpFile } from '../samples';
 
 const row = (i: number, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ messages: [{ role: 'user', content: `q${i}` }, { role: 'assistant', content: `a${i}` }], reward: i % 2, ...extra });
 
@@ -42,5 +42,15 @@ describe('scale: unique rollout ids for rows on one line', () => {
     const items = [row(1, { id: 'x' }), row(2, { id: 'x' }), row(3, { id: 'x' }), row(4, { id: 'x' })].map((r) => JSON.stringify(r));
     const f = tmpFile('twoperline.json', `[${items[0]}, ${items[1]},\n${items[2]}, ${items[3]}]\n`);
     assert.deepEqual(await ids(f), ['x', 'x#2', 'x#line2', 'x#4']);
+  });
+
+  it('an index cached before this id scheme (version 2: `#line1` repeats) is not reused', async () => {
+    const f = tmpFile('cached_noids.json', JSON.stringify([row(1), row(2), row(3)]));
+    const cache = tmpDir();
+    const index = await buildIndex(f);
+    await writeCachedIndex(cache, { ...index, version: 2, entries: index.entries.map((e, i) => ({ ...e, id: i ? `${f}:1#line1` : e.id })) });
+    assert.equal(await readCachedIndex(cache, f), null);
+    await writeCachedIndex(cache, index);
+    assert.deepEqual((await readCachedIndex(cache, f))!.entries.map((e) => e.id), [`${f}:1`, `${f}:1#2`, `${f}:1#3`]);
   });
 });
