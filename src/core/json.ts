@@ -135,10 +135,12 @@ export class JsonDoc {
    * Parses `text` (strict JSON). Throws RolloutLoadError with line/column on a syntax error.
    * @param lines the file's line index when `text` is a slice of a larger file
    * @param part true when `text` is one row of a larger file (JSONL line, one of several values)
+   * @param outerLevels levels of nesting `text` sits inside in its file (1 for an item of a top-level
+   *   array parsed alone): they count towards MAX_JSON_DEPTH as in a parse of the whole file
    */
-  static parse(file: string, text: string, baseOffset = 0, lines?: LineIndex, part = false): JsonDoc {
+  static parse(file: string, text: string, baseOffset = 0, lines?: LineIndex, part = false, outerLevels = 0): JsonDoc {
     const index = lines ?? new LineIndex(text);
-    const deep = tooDeepAt(text);
+    const deep = tooDeepAt(text, MAX_JSON_DEPTH - outerLevels);
     if (deep >= 0) {
       throw new RolloutLoadError(file, null, [
         { file, ...index.position(baseOffset + deep), pointer: null, expected: `JSON nested at most ${MAX_JSON_DEPTH} levels deep`, found: `level ${MAX_JSON_DEPTH + 1}` },

@@ -10,7 +10,9 @@
  * - otherwise the valid rows are loaded, and the left-out rows' issues go to `input.issues` (→
  *   `LoadedFile.issues`: `validate` fails on them) and, formatted, to every loaded rollout's
  *   `metadata.warnings` (for views of one rollout);
- * - ids are made unique: a repeated id gets `#line<N>` (its JSONL line) or `#<n>` appended.
+ * - ids are made unique: a repeated id gets `#line<N>` (its JSONL line) or `#<n>` appended (see
+ *   DuplicateIds; rows that start on one line, as in a JSON array written on one line, get their
+ *   position in the file).
  *
  * This module never imports `vscode`.
  */
@@ -106,17 +108,29 @@ export function finishRows(input: LoadInput, label: string, rollouts: Rollout[],
 
 /**
  * How a repeated id is told apart (the first keeps its id): `line` appends `#line<N>` (the row's
- * line; `#<n>` when it has none), `ordinal` appends `#<n>` (n = 2, 3, …).
+ * line) when no earlier row starts on that line, else `#<p>` (p = the row's 1-based position in the
+ * file: rows of a JSON array written on one line, as Python's `json.dump(rows)` writes it), and
+ * `#<n>` when it has no line; `ordinal` appends `#<n>` (n = 2, 3, … for the id's repeats).
  */
 export type DuplicateIds = 'line' | 'ordinal';
 
-/** Makes repeated ids unique in place (see DuplicateIds). */
-export function uniqueIds(rollouts: Rollout[], style: DuplicateIds = 'line'): void {
+/**
+ * Makes repeated ids unique in place (see DuplicateIds).
+ * @param positions 0-based position in the file of each rollout's row (the rows left out count);
+ *   default: the rollout's index in `rollouts`
+ */
+export function uniqueIds(rollouts: Rollout[], style: DuplicateIds = 'line', positions?: readonly number[]): void {
   const seen = new Map<string, number>();
-  for (const r of rollouts) {
+  const lines = new Set<number>();
+  for (const [i, r] of rollouts.entries()) {
     const n = (seen.get(r.id) ?? 0) + 1;
     seen.set(r.id, n);
-    if (n > 1) r.id = `${r.id}#${style === 'line' && r.source.line !== null ? `line${r.source.line}` : n}`;
+    const line = r.source.line;
+    const sharesLine = line !== null && lines.has(line);
+    if (line !== null) lines.add(line);
+    if (n === 1) continue;
+    if (style === 'ordinal' || line === null) r.id = `${r.id}#${n}`;
+    else r.id = `${r.id}#${sharesLine ? (positions?.[i] ?? i) + 1 : `line${line}`}`;
   }
 }
 
@@ -135,11 +149,15 @@ export interface LoadRowsOptions {
  */
 export function loadRows(input: LoadInput, label: string, build: (ref: RowRef) => Rollout, options: LoadRowsOptions = {}): Rollout[] {
   const rollouts: Rollout[] = [];
+  const positions: number[] = [];
   const issues = new IssueCollector();
-  for (const make of rowRefs(input)) {
+  for (const [index, make] of rowRefs(input).entries()) {
     const r = issues.run(() => build(make()));
-    if (r) rollouts.push(r);
+    if (r) {
+      rollouts.push(r);
+      positions.push(index);
+    }
   }
-  uniqueIds(rollouts, options.duplicateIds);
+  uniqueIds(rollouts, options.duplicateIds, positions);
   return finishRows(input, label, rollouts, issues.issues, options.rowName);
 }

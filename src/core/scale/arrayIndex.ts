@@ -8,7 +8,7 @@
  * `/<item>/…`). The file is never decoded or parsed whole, so files above V8's longest string
  * (~512 MiB, which `loadFile` cannot read) are indexed too.
  *
- * - Reading: fixed chunks into one buffer; items are delimited by jsonScan.ts `valueEnd` (strings
+ * - Reading: fixed chunks into one buffer; items are delimited by jsonScan.ts `delimitValue` (strings
  *   jumped with indexOf, nothing built) or, when the format has one, by the fast summary scan
  *   (rowSummary.ts), which walks the whole item anyway; an item not complete in the buffer is read
  *   again with more bytes (the buffer grows for an item larger than a chunk). After every chunk
@@ -35,7 +35,7 @@ import { JsonDoc, LineIndex } from '../json';
 import { decodeUtf8, makeInput } from '../load';
 import type { FormatId, Rollout } from '../model';
 import { nodeFiles } from '../nodeFiles';
-import { ScanError, skipWs, valueEnd } from './jsonScan';
+import { delimitValue, ScanError, skipWs } from './jsonScan';
 import { IndexCancelledError, INDEX_VERSION, NotIndexableError, readCheck, ROW_FORMATS, type BuildIndexOptions, type IndexedRollout, type RolloutIndex } from './rolloutIndex';
 import { readRange } from './rowLoad';
 import { FAST_SUMMARIZERS, type RowSummarizer, type RowSummary } from './rowSummary';
@@ -84,7 +84,8 @@ function placeIssues(e: RolloutLoadError, at: ItemLocation, relative: boolean): 
 export function itemInput(file: string, text: string, at: ItemLocation, files: FileAccess = nodeFiles): LoadInput {
   let doc: JsonDoc;
   try {
-    doc = JsonDoc.parse(file, text, at.charOffset, new ItemLineIndex(text, at.line, at.column, at.charOffset), true);
+    // The item sits inside the file's array: one level of nesting counts as in the full load.
+    doc = JsonDoc.parse(file, text, at.charOffset, new ItemLineIndex(text, at.line, at.column, at.charOffset), true, 1);
   } catch (e) {
     // Positions are already the file's (the line index is placed); the pointer gets the item's index.
     throw e instanceof RolloutLoadError ? placeIssues(e, at, false) : e;
@@ -221,7 +222,9 @@ export async function buildArrayIndex(fh: fs.promises.FileHandle, file: string, 
   const add = (s: RowSummary, at: ItemLocation): IndexedRollout => {
     const n = (seen.get(s.baseId) ?? 0) + 1;
     seen.set(s.baseId, n);
-    const id = n > 1 ? `${s.baseId}#${ROW_FORMATS[idx.format] === 'line' ? `line${at.line}` : n}` : s.baseId;
+    // As rows.ts uniqueIds: `#line<N>`, or the item's position when an earlier listed item starts on its line.
+    const sharesLine = idx.entries.length > 0 && idx.entries[idx.entries.length - 1].line === at.line;
+    const id = n > 1 ? `${s.baseId}#${ROW_FORMATS[idx.format] !== 'line' ? n : sharesLine ? at.item + 1 : `line${at.line}`}` : s.baseId;
     const e: IndexedRollout = {
       offset: at.offset,
       length: at.length,
@@ -326,7 +329,7 @@ export async function buildArrayIndex(fh: fs.promises.FileHandle, file: string, 
         }
         advance(i);
         // The fast scan walks the whole item object and says where it ends (no second scan to delimit
-        // it); when it cannot (another shape, not complete in the buffer, not UTF-8), valueEnd delimits.
+        // it); when it cannot (another shape, not complete in the buffer, not UTF-8, a value it rejects), delimitValue delimits.
         let end = -1;
         let summary: RowSummary | null = null;
         if (fast && data[i] === 123) {
@@ -338,12 +341,12 @@ export async function buildArrayIndex(fh: fs.promises.FileHandle, file: string, 
               end = i + out.end;
             }
           } catch {
-            // valueEnd below delimits it; the real loader summarises it
+            // delimitValue below delimits it; the real loader summarises it
           }
         }
         if (summary === null) {
           try {
-            end = valueEnd(data, i);
+            end = delimitValue(data, i);
             if (end >= len && !eof && data[i] !== 123 && data[i] !== LBRACK && data[i] !== 34) return; // a number or literal may go on in the next chunk
           } catch (e) {
             if (!(e instanceof ScanError)) throw e;

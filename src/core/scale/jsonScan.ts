@@ -59,8 +59,126 @@ export function stringEnd(b: Buffer, i: number): number {
   }
 }
 
-/** Position just after the JSON value that starts at `i` (no whitespace before it). Throws ScanError. */
+/**
+ * Deepest nesting valueEnd walks inside one value. The loader stops at MAX_JSON_DEPTH (json.ts,
+ * 1000) counted from the row; the scanner's callers walk a few levels into a row before they skip a
+ * value, so a value nested deeper than this throws ScanError and the row goes to the real loader
+ * (which accepts or rejects it with its located error).
+ */
+export const MAX_SCAN_DEPTH = 900;
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Whether `c` may follow a number or literal (whitespace, `,`, `}`, `]`, or the end of the buffer). */
+function endsToken(c: number | undefined): boolean {
+  return c === undefined || c === COMMA || c === RBRACE || c === RBRACK || isWs(c);
+}
+
+/**
+ * Position just after the number or literal that starts at `i`, checked against the JSON grammar:
+ * `true`, `false`, `null` exactly, numbers as `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`,
+ * followed by whitespace, `,`, `}`, `]` or the end of the buffer. Throws ScanError otherwise (a bare
+ * word, `NaN`, a number with a leading zero: what JSON.parse rejects).
+ */
+export function scalarEnd(b: Buffer, i: number): number {
+  const c = b[i];
+  let j = i;
+  if (c === 116 /* t */) {
+    if (b[i + 1] === 114 && b[i + 2] === 117 && b[i + 3] === 101) j = i + 4;
+  } else if (c === 102 /* f */) {
+    if (b[i + 1] === 97 && b[i + 2] === 108 && b[i + 3] === 115 && b[i + 4] === 101) j = i + 5;
+  } else if (c === 110 /* n */) {
+    if (b[i + 1] === 117 && b[i + 2] === 108 && b[i + 3] === 108) j = i + 4;
+  } else if (c === 45 /* - */ || isDigit(c)) {
+    j = c === 45 ? i + 1 : i;
+    if (b[j] === 48) j++;
+    else if (isDigit(b[j]) ) while (isDigit(b[j])) j++;
+    else throw new ScanError(i, 'an invalid number');
+    if (b[j] === 46 /* . */) {
+      if (!isDigit(b[++j])) throw new ScanError(i, 'an invalid number');
+      while (isDigit(b[j])) j++;
+    }
+    if (b[j] === 101 || b[j] === 69 /* e E */) {
+      j++;
+      if (b[j] === 43 || b[j] === 45) j++;
+      if (!isDigit(b[j])) throw new ScanError(i, 'an invalid number');
+      while (isDigit(b[j])) j++;
+    }
+  }
+  if (j === i || !endsToken(j < b.length ? b[j] : undefined)) throw new ScanError(i, 'a JSON value expected');
+  return j;
+}
+
+// What valueEnd expects next inside an object or array.
+const WANT_VALUE = 0;
+const WANT_VALUE_OR_CLOSE = 1; // just after `[`
+const WANT_KEY = 2;
+const WANT_KEY_OR_CLOSE = 3; // just after `{`
+const WANT_COLON = 4;
+const WANT_COMMA_OR_CLOSE = 5; // after a value
+
+/**
+ * Position just after the JSON value that starts at `i` (no whitespace before it). Inside objects
+ * and arrays it checks what it walks over against the JSON grammar (keys, colons, commas and
+ * brackets where JSON has them, no trailing comma; numbers and literals as scalarEnd checks them;
+ * nesting under MAX_SCAN_DEPTH); strings are jumped, their contents not checked. Throws ScanError.
+ */
 export function valueEnd(b: Buffer, i: number): number {
+  const c = b[i];
+  if (c === QUOTE) return stringEnd(b, i);
+  if (c !== LBRACE && c !== LBRACK) return scalarEnd(b, i);
+  let depth = 0;
+  let want = WANT_VALUE;
+  const n = b.length;
+  let j = i;
+  while (j < n) {
+    const d = b[j];
+    if (d === QUOTE) {
+      if (want === WANT_KEY || want === WANT_KEY_OR_CLOSE) want = WANT_COLON;
+      else if (want === WANT_VALUE || want === WANT_VALUE_OR_CLOSE) want = WANT_COMMA_OR_CLOSE;
+      else throw new ScanError(j, 'a string where JSON has none');
+      j = stringEnd(b, j);
+      continue;
+    }
+    if (d === 32) {
+      j++; // the space after `,` and `:` that Python's json.dumps writes
+      continue;
+    }
+    if (d === LBRACE || d === LBRACK) {
+      if (want !== WANT_VALUE && want !== WANT_VALUE_OR_CLOSE) throw new ScanError(j, 'a value where JSON has none');
+      if (depth === MAX_SCAN_DEPTH) throw new ScanError(j, 'nesting too deep for the scan');
+      openers[depth++] = d;
+      want = d === LBRACE ? WANT_KEY_OR_CLOSE : WANT_VALUE_OR_CLOSE;
+    } else if (d === RBRACE || d === RBRACK) {
+      if (want !== WANT_COMMA_OR_CLOSE && want !== WANT_KEY_OR_CLOSE && want !== WANT_VALUE_OR_CLOSE) throw new ScanError(j, 'a value expected');
+      if (openers[--depth] !== d - 2) throw new ScanError(j, 'mismatched brackets');
+      if (depth === 0) return j + 1;
+      want = WANT_COMMA_OR_CLOSE;
+    } else if (d === COMMA) {
+      if (want !== WANT_COMMA_OR_CLOSE) throw new ScanError(j, 'a comma where JSON has none');
+      want = openers[depth - 1] === LBRACE ? WANT_KEY : WANT_VALUE;
+    } else if (d === COLON) {
+      if (want !== WANT_COLON) throw new ScanError(j, 'a colon where JSON has none');
+      want = WANT_VALUE;
+    } else if (!isWs(d)) {
+      if (want !== WANT_VALUE && want !== WANT_VALUE_OR_CLOSE) throw new ScanError(j, 'a value where JSON has none');
+      j = scalarEnd(b, j);
+      want = WANT_COMMA_OR_CLOSE;
+      continue;
+    }
+    j++;
+  }
+  throw new ScanError(i, 'unterminated object or array');
+}
+
+/**
+ * Position just after the JSON value that starts at `i`, found by counting brackets outside
+ * strings only (nothing checked: the array index delimits an item with it, whatever the item
+ * holds, and leaves judging it to the loader). Throws ScanError when it does not end in `b`.
+ */
+export function delimitValue(b: Buffer, i: number): number {
   const c = b[i];
   if (c === QUOTE) return stringEnd(b, i);
   if (c === LBRACE || c === LBRACK) {
@@ -90,6 +208,9 @@ export function valueEnd(b: Buffer, i: number): number {
   if (j === i) throw new ScanError(i, 'a value expected');
   return j;
 }
+
+/** The opening bracket of each level valueEnd is inside (`[` + 2 = `]`, `{` + 2 = `}`). */
+const openers = new Uint8Array(MAX_SCAN_DEPTH);
 
 /**
  * Called for each member of an object: the bytes of its key (`[keyStart, keyEnd)`, inside the
@@ -121,7 +242,10 @@ export class KeySet {
   }
 }
 
-/** Walks the object that opens at `i` (a `{`); returns the position after its `}`. Throws ScanError. */
+/**
+ * Walks the object that opens at `i` (a `{`); returns the position after its `}`. Throws ScanError,
+ * also for a key holding an escape (the visitor matches key bytes without decoding them).
+ */
 export function forEachMember(b: Buffer, i: number, visit: MemberVisitor): number {
   if (b[i] !== LBRACE) throw new ScanError(i, 'an object expected');
   let j = skipWs(b, i + 1);
@@ -129,7 +253,14 @@ export function forEachMember(b: Buffer, i: number, visit: MemberVisitor): numbe
   for (;;) {
     if (b[j] !== QUOTE) throw new ScanError(j, 'a key expected');
     const ks = j + 1;
-    const ke = stringEnd(b, j);
+    // A key with an escape (`"rew\u0061rd"`) would not match its name byte for byte: the row goes to the loader.
+    let ke = ks;
+    for (;;) {
+      if (ke >= b.length) throw new ScanError(j, 'unterminated string');
+      const c = b[ke++];
+      if (c === QUOTE) break;
+      if (c === BACKSLASH) throw new ScanError(j, 'an escaped key');
+    }
     j = skipWs(b, ke);
     if (b[j] !== COLON) throw new ScanError(j, 'a colon expected');
     j = skipWs(b, j + 1);
@@ -180,7 +311,8 @@ export function parseSpan(b: Buffer, start: number, end: number): unknown {
 
 /**
  * The scalar at `[start, end)`: strings of plain ASCII without escapes, numbers, true/false/null
- * decoded directly; anything else through parseSpan. Throws ScanError.
+ * decoded directly (checked as scalarEnd checks them; a number that is not finite, such as 1e400,
+ * throws); anything else through parseSpan. Throws ScanError.
  */
 export function readScalar(b: Buffer, start: number, end: number): unknown {
   const c = b[start];
@@ -191,12 +323,15 @@ export function readScalar(b: Buffer, start: number, end: number): unknown {
     }
     return (b as unknown as FastSlices).latin1Slice(start + 1, end - 1);
   }
-  if (c === 110 && end - start === 4) return null;
-  if (c === 116 && end - start === 4) return true;
-  if (c === 102 && end - start === 5) return false;
-  if (c === 45 || (c >= 48 && c <= 57)) {
+  if (c === 110 || c === 116 || c === 102 || c === 45 || isDigit(c)) {
+    if (scalarEnd(b, start) !== end) throw new ScanError(start, 'a JSON value expected');
+    if (c === 110) return null;
+    if (c === 116) return true;
+    if (c === 102) return false;
     const n = Number((b as unknown as FastSlices).latin1Slice(start, end));
-    if (Number.isFinite(n)) return n;
+    // 1e400 is valid JSON but Infinity, which the loaders' schemas reject: the loader says so.
+    if (!Number.isFinite(n)) throw new ScanError(start, 'a number out of range');
+    return n;
   }
   return parseSpan(b, start, end);
 }

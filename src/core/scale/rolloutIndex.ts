@@ -35,8 +35,11 @@ import { buildArrayIndex, startsWithArray } from './arrayIndex';
 import { loadRow } from './rowLoad';
 import { FAST_SUMMARIZERS, type RowSummary } from './rowSummary';
 
-/** Format of the cached index; a cache of another version is ignored. */
-export const INDEX_VERSION = 2;
+/**
+ * Format of the cached index; a cache of another version is ignored. 3: ids of rows sharing a line
+ * get their position (rows.ts uniqueIds), and the fast scan leaves out rows the JSON parser rejects.
+ */
+export const INDEX_VERSION = 3;
 
 /** Row loaders that read one rollout per JSONL line (or top-level array item), and how they tell repeated ids apart. */
 export const ROW_FORMATS: Partial<Record<FormatId, 'line' | 'ordinal'>> = {

@@ -334,9 +334,9 @@ export const nemoRowSummary: RowSummarizer = (b, file, line, out) => {
   const typed = (k: string, ok: (v: unknown) => boolean): void => {
     if (f[k] !== undefined && f[k] !== null && !ok(f[k])) throw new Error(`unexpected ${k}`);
   };
-  typed('reward', (v) => typeof v === 'number');
+  typed('reward', (v) => Number.isFinite(v));
   typed('resolved', (v) => typeof v === 'boolean');
-  typed('reward_components', (v) => isObject(v) && Object.values(v).every((x) => typeof x === 'number'));
+  typed('reward_components', (v) => isObject(v) && Object.values(v).every((x) => Number.isFinite(x)));
   typed('_ng_task_index', (v) => Number.isInteger(v));
   typed('_ng_rollout_index', (v) => Number.isInteger(v));
   typed('instance_id', (v) => typeof v === 'string' || typeof v === 'number');
@@ -481,9 +481,10 @@ export const chatRowSummary: RowSummarizer = (b, file, line, out) => {
   const id = (k: string): boolean => f[k] === undefined || f[k] === null || typeof f[k] === 'string' || typeof f[k] === 'number';
   for (const k of ['id', 'rollout_id', 'trajectory_id', 'request_id', 'uid', 'group_id', 'group_uid', 'prompt_id', 'instance_id', 'task_id']) if (!id(k)) throw new Error(`unexpected ${k}`);
   for (const k of ['resolved', 'is_correct']) if (f[k] !== undefined && f[k] !== null && typeof f[k] !== 'boolean') throw new Error(`unexpected ${k}`);
-  if (f.reward !== undefined && f.reward !== null && typeof f.reward !== 'number') throw new Error('unexpected reward');
+  if (f.reward !== undefined && f.reward !== null && !Number.isFinite(f.reward)) throw new Error('unexpected reward');
   const score = f.score;
-  if (score !== undefined && score !== null && typeof score !== 'number' && !(Array.isArray(score) && score.every((x) => typeof x === 'number'))) throw new Error('unexpected score');
+  // Numbers must be finite (1e400 parses as Infinity, which the loader's schema rejects).
+  if (score !== undefined && score !== null && !Number.isFinite(score) && !(Array.isArray(score) && score.every((x) => Number.isFinite(x)))) throw new Error('unexpected score');
 
   const conv = new StepCounter();
   const prompt: unknown[] = [];

@@ -128,9 +128,10 @@ describe('scale/arrayIndex on real top-level JSON arrays of rows', () => {
     fs.writeFileSync(f, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(chat))]));
     const index = await assertAgrees(f, { chunkBytes: 512 });
     assert.equal(index.format, 'openai-chat');
-    // Rows without an id are `<path>:<line>`: all on line 1, told apart by `#line1`, as loadFile does.
+    // Rows without an id are `<path>:<line>`: all on line 1, told apart by their position, as loadFile does.
     assert.ok(index.entries.every((e) => e.line === 1));
-    assert.ok(index.entries.some((e) => e.id === `${f}:1#line1`));
+    assert.ok(index.entries.some((e) => e.id === `${f}:1#2`));
+    assert.equal(new Set(index.entries.map((e) => e.id)).size, index.entries.length);
     const apb = tmpFile('apb.json', JSON.stringify(sampleJsonl(APB)));
     assert.equal((await assertAgrees(apb)).format, 'agentprocessbench');
   });
