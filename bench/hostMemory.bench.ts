@@ -140,7 +140,7 @@ async function main(): Promise<void> {
     const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
     await header.waitFor({ state: 'visible', timeout: 60_000 });
     if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
-    await waitUntil(async () => (await row(/sample/).count()) > 0, 120_000, async () => `the Rollouts view never listed sample.traj: ${await rowsText()}`);
+    await waitUntil(async () => (await row(/sample|SWE-agent__test-repo/).count()) > 0, 120_000, async () => `the Rollouts view never listed sample.traj (by its name or its task): ${await rowsText()}`);
 
     const hostPid = (await waitUntil(async () => findExtensionHost(tmp), 30_000, () => 'no extension host process (command line with "extensionHost") under this code-server')) as number;
     console.log(`extension host: pid ${hostPid}: ${cmdline(hostPid).slice(0, 200)}`);
