@@ -20,6 +20,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { ARTIFACTS, closeSession, extensionWebview, makeTempDir, openSession, saveFailureArtifacts, waitUntil, type CodeServer } from '../test/e2e/harness';
+import { HostInspector, type HeapFigures, type Site } from './hostInspect';
 import { dumpRow, generateDump, GROUP_SIZE, sampleRows, samplesDir } from './genDump';
 import { fmt, median, OUT_DIR, REPO_ROOT, writeSection } from './lib';
 
@@ -114,6 +115,17 @@ async function main(): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const notes: string[] = [];
   let failed = false;
+  /** HOSTMEM_INSPECT=1: forced full GCs through the host's inspector at each phase and spread rollout (changes the natural peak). */
+  const inspect = process.env.HOSTMEM_INSPECT === '1';
+  let insp: HostInspector | undefined;
+  const gcAt: { at: string; rssBeforeMb: number; after: HeapFigures }[] = [];
+  let sites: Site[] = [];
+  const gcPoint = async (at: string, rssBeforeMb: number) => {
+    if (!insp) return;
+    const after = await insp.gcUsage();
+    gcAt.push({ at, rssBeforeMb, after });
+    console.log(`  [gc] ${at}: RSS ${fmt(rssBeforeMb, 0)} MB before; after full GC: RSS ${fmt(after.rss, 0)}, heap used ${fmt(after.heapUsed, 0)} of ${fmt(after.heapTotal, 0)}, external ${fmt(after.external, 0)} (array buffers ${fmt(after.arrayBuffers, 0)}) MB`);
+  };
   try {
     ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
     const pg = page;
@@ -128,7 +140,7 @@ async function main(): Promise<void> {
     const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
     await header.waitFor({ state: 'visible', timeout: 60_000 });
     if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
-    await waitUntil(async () => (await row(/sample/).count()) > 0, 120_000, async () => `the Rollouts view never listed sample.traj: ${await rowsText()}`);
+    await waitUntil(async () => (await row(/sample|SWE-agent__test-repo/).count()) > 0, 120_000, async () => `the Rollouts view never listed sample.traj (by its name or its task): ${await rowsText()}`);
 
     const hostPid = (await waitUntil(async () => findExtensionHost(tmp), 30_000, () => 'no extension host process (command line with "extensionHost") under this code-server')) as number;
     console.log(`extension host: pid ${hostPid}: ${cmdline(hostPid).slice(0, 200)}`);
@@ -143,6 +155,10 @@ async function main(): Promise<void> {
     await pg.waitForTimeout(8000);
     phase = 'baseline';
     await pg.waitForTimeout(6000);
+    if (inspect) {
+      insp = await HostInspector.attach(hostPid);
+      await gcPoint('baseline', (procStatus(hostPid)?.VmRSS ?? 0) / 1024);
+    }
 
     // 2. Indexing.
     phase = 'indexing';
@@ -175,6 +191,8 @@ async function main(): Promise<void> {
     const indexSeconds = (Date.now() - indexStart) / 1000;
     phase = 'indexed';
     await pg.waitForTimeout(3000);
+    await gcPoint('indexed', (procStatus(hostPid)?.VmRSS ?? 0) / 1024);
+    await insp?.startSampling();
 
     // 3. Browsing: the first rollout from the tree, then the picker.
     phase = 'browsing';
@@ -223,6 +241,12 @@ async function main(): Promise<void> {
       const st = procStatus(hostPid);
       atTargets.push({ rollout: k, rssMb: (st?.VmRSS ?? 0) / 1024, steps });
       console.log(`rollout ${k + 1} of ${gen.rows}: ${steps}; extension host RSS ${fmt((st?.VmRSS ?? 0) / 1024, 0)} MB`);
+      await gcPoint(`rollout ${k + 1} (${opened} opened)`, (st?.VmRSS ?? 0) / 1024);
+    }
+    if (insp) {
+      sites = await insp.retainedSites(30);
+      fs.writeFileSync(path.join(OUT_DIR, 'hostMemory-retained.txt'), sites.map((x) => `${fmt(x.mb, 2)} MB  ${x.name}`).join('\n') + '\n');
+      console.log(`retained allocation sites (sampled, live after GC):\n${sites.map((x) => `  ${fmt(x.mb, 2)} MB  ${x.name}`).join('\n')}`);
     }
     await pg.screenshot({ path: path.join(OUT_DIR, 'hostMemory-timeline.png') });
     phase = 'done';
@@ -259,13 +283,20 @@ RSS at the spread rollouts (rollout number: MB): ${atTargets.map((a) => `${a.rol
 The picker lists 250 rollouts either side of the current one, so reaching rollouts ~1,400 apart opens those on the way
 (${opened} in all), and every rollout read stays read in the open timeline.${notes.length ? `\nNote: ${notes.join('; ')}.` : ''}
 Samples: bench/out/hostMemory-samples.csv (not committed).
-`,
+${gcAt.length ? `
+With HOSTMEM_INSPECT=1 (forced full GCs through the host's inspector at each point; the natural peak above is then lower than without):
+
+| point | RSS before GC | after 2 full GCs: RSS | heap used / total | external (array buffers) |
+|---|---|---|---|---|
+${gcAt.map((g) => `| ${g.at} | ${fmt(g.rssBeforeMb, 0)} MB | ${fmt(g.after.rss, 0)} MB | ${fmt(g.after.heapUsed, 0)} / ${fmt(g.after.heapTotal, 0)} MB | ${fmt(g.after.external, 0)} (${fmt(g.after.arrayBuffers, 0)}) MB |`).join('\n')}
+` : ''}`,
     );
   } catch (e) {
     failed = true;
     throw e;
   } finally {
     clearInterval(timer);
+    insp?.close();
     if (failed && page) await saveFailureArtifacts({ state: 'failed', title: 'hostMemory' }, page, server, consoleLog, 'bench-hostmem-');
     await closeSession(browser, server, tmp);
   }

@@ -138,6 +138,18 @@ export interface TreeOptions {
 }
 export const DEFAULT_OPTIONS: TreeOptions = { sort: 'name', filter: 'all' };
 
+/**
+ * Whether step scores change what the tree shows under `o`: only the "lowest step score" sort and the
+ * low-scored-step filter read them (no label, description or tooltip shows a score). The Rollouts view
+ * redraws on a score update only then: each whole-tree redraw makes VS Code's extension host create
+ * a tree node per visible element, and it keeps a DisposableStore of every node it ever created
+ * (ExtHostTreeView registers one per node on the view itself), so a redraw per scored rollout of a
+ * 27,498-rollout dump kept ~1 MB per rollout opened (bench/results/hostMemory.md).
+ */
+export function scoresAffectTree(o: TreeOptions): boolean {
+  return o.sort === 'score' || o.refine?.labels === 'lowScore';
+}
+
 export function isSortKey(v: unknown): v is SortKey {
   return typeof v === 'string' && (SORT_KEYS as readonly string[]).includes(v);
 }

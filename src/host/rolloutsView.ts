@@ -49,6 +49,7 @@ import {
   type TreeNode,
   type TreeOptions,
   type RolloutScoreState as TreeScoreState,
+  scoresAffectTree,
 } from './rolloutTree';
 
 export const ROLLOUTS_VIEW_ID = 'trajectoryInspector.rollouts';
@@ -308,12 +309,14 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
 
   /**
    * Puts a file's step-score summaries (lowest and mean step score, steps scored) on its rollouts,
-   * for the "lowest score" sort and the low-scored-step filter; the tree redraws. An empty map
-   * clears them.
+   * for the "lowest score" sort and the low-scored-step filter; the tree redraws when that sort or
+   * filter is on (scoresAffectTree). An empty map clears them.
    */
   setScores(file: string, byRollout: ReadonlyMap<string, TreeScoreState>): void {
     this.scoreStates.set(path.resolve(file), byRollout);
-    this.changed();
+    // Without the score sort or the low-score filter the tree looks the same: no redraw (see scoresAffectTree);
+    // the next redraw for any other reason, or choosing that sort or filter, picks the scores up.
+    if (scoresAffectTree(this.options)) this.changed();
   }
 
   private withScores(file: string, state: FileNode['state']): FileNode['state'] {

@@ -17,10 +17,13 @@ import {
   groupDescription,
   harborTaskKey,
   indexTree,
+  LABEL_FILTERS,
   multiFileDescription,
   optionsDescription,
   passState,
   placementOf,
+  scoresAffectTree,
+  SORT_KEYS,
   taskDescription,
   treeRollout,
   type CollectionNode,
@@ -30,6 +33,7 @@ import {
   type RolloutLeaf,
   type TaskNode,
   type TreeNode,
+  type TreeOptions,
   type TreeRollout,
 } from '../../../src/host/rolloutTree';
 import { sample, sampleJson, tmpDir } from '../samples';
@@ -319,6 +323,28 @@ describe('host/rolloutTree', () => {
       assert.ok(leaves.every((l) => passState(l.rollout) === 'failed'));
       // The group still describes all its rollouts.
       assert.equal((failed.children[0] as GroupNode).rewards.length, 2);
+    });
+
+    it('looks the same with and without step scores unless the score sort or the low-score filter is on (scoresAffectTree)', () => {
+      // Scores that order the rollouts against their names: the score sort and the low-score filter must show them.
+      const scored = rollouts.map((r, i) => ({ ...r, scores: { min: (rollouts.length - i) / 10, mean: 0.9, scored: 3 } }));
+      const entry = (rs: TreeRollout[]): Entry => ({ path: file, state: { kind: 'loaded', format: 'openai-responses', schemaVersion: null, rollouts: rs } });
+      const shape = (ns: TreeNode[]): unknown => ns.map((n) => [n.kind, labelOf(n), n.kind === 'group' ? groupDescription(n) : null, shape(n.children)]);
+      let affected = 0;
+      for (const sort of SORT_KEYS) {
+        for (const labels of [null, ...LABEL_FILTERS]) {
+          const o: TreeOptions = { sort, filter: 'all', refine: { labels, lowScore: 0.3 } };
+          const same = JSON.stringify(shape(buildTree([entry(rollouts)], o))) === JSON.stringify(shape(buildTree([entry(scored)], o)));
+          if (scoresAffectTree(o)) {
+            affected++;
+            // (a label filter keeps none of these unlabelled rollouts: nothing left to differ)
+            if (labels === null || labels === 'lowScore') assert.equal(same, false, `${sort}/${labels}: the scores should show`);
+          } else {
+            assert.equal(same, true, `${sort}/${labels}: the tree changed with scores although scoresAffectTree is false`);
+          }
+        }
+      }
+      assert.equal(affected, LABEL_FILTERS.length + 1 + SORT_KEYS.length - 1);
     });
 
     it('lists many rewards shortly', () => {
