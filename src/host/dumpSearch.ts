@@ -30,7 +30,10 @@ function targetFile(arg: unknown, timelines: TimelineEditorProvider): vscode.Uri
   if (arg && typeof arg === 'object' && 'path' in arg && typeof (arg as { path: unknown }).path === 'string') return vscode.Uri.file((arg as { path: string }).path);
   const panel = timelines.activePanel;
   if (panel) return panel.uri;
-  return vscode.window.activeTextEditor?.document.uri ?? null;
+  if (vscode.window.activeTextEditor) return vscode.window.activeTextEditor.document.uri;
+  // A file too large for a text editor opens as a placeholder tab with no editor: take the tab's file.
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  return input instanceof vscode.TabInputText ? input.uri : null;
 }
 
 /** Parses the query box: `/re/` → regex; smart case. */
