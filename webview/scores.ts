@@ -50,3 +50,18 @@ export const HEAT_CSS = css`
   .heat-8 { --heat: var(--vscode-charts-green, #89d185); }
   .heat-9 { --heat: var(--vscode-testing-iconPassed, #73c991); }
 `;
+
+/** Strips (heat strip, label strip) draw at most this many cells; a longer rollout shares cells. */
+export const MAX_STRIP_CELLS = 300;
+
+/**
+ * The step ranges the cells of a strip stand for: one step per cell up to `maxCells` steps, else
+ * `maxCells` consecutive ranges `[from, to)` covering `count` steps as evenly as possible (so a
+ * 10,000-step rollout draws 300 cells, not 10,000 that run past the panel's edge).
+ */
+export function stripRanges(count: number, maxCells = MAX_STRIP_CELLS): [number, number][] {
+  const cells = Math.min(count, maxCells);
+  const out: [number, number][] = [];
+  for (let c = 0; c < cells; c++) out.push([Math.floor((c * count) / cells), Math.floor(((c + 1) * count) / cells)]);
+  return out;
+}

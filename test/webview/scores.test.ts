@@ -128,6 +128,45 @@ describe('webview: step scores', function () {
     await page.screenshot({ path: path.join(ARTIFACTS, 'scores.png') });
   });
 
+  it('a 10,000-step rollout: the heat strip and the label strip draw at most 300 cells, each the worst of its steps, inside the panel', async () => {
+    const r0 = swe.rollouts[0];
+    const n = 10_000;
+    const big = { ...r0, id: 'long', steps: Array.from({ length: n }, (_, i) => ({ ...r0.steps[i % r0.steps.length], index: i })) };
+    const lowAt = 7_777;
+    const many: ScoresMessage = {
+      ...scores,
+      rolloutId: 'long',
+      steps: Array.from({ length: n }, (_, i) => ({ index: i, value: i === lowAt ? 0.05 : 0.9, label: null, explanation: null })),
+    };
+    page = await open();
+    await postToWebview(page, rolloutMessage({ ...swe, rollouts: [big] }, 0, null, { collapseOutputLines: 20 }));
+    await page.locator('.step-card').first().waitFor();
+    await postToWebview(page, many);
+    const cells = page.locator('ti-heatstrip .cell');
+    await cells.first().waitFor();
+    assert.equal(await cells.count(), 300);
+    const label = (stepIndex: number, value: 1 | -1) => ({ rolloutId: 'long', stepIndex, value, firstError: false, note: null, annotator: 'me', time: '2026-11-30T00:00:00Z', origin: 'manual', stale: false });
+    await postToWebview(page, { type: 'labels', rolloutIndex: 0, rolloutId: 'long', annotator: 'me', labels: [label(5000, 1), label(5001, -1)], unsaved: [], journal: '/x/long.labels.jsonl', error: null, warnings: [], seq: null });
+    const labelCells = page.locator('.label-strip .cell');
+    await page.locator('.label-strip .cell.bad').waitFor();
+    assert.equal(await labelCells.count(), 300);
+    // Steps 5001 (bad) and 5000 (good) share a cell: it shows the worst, and points at that step.
+    assert.equal(await page.locator('.label-strip .cell.bad').getAttribute('data-index'), '5001');
+    assert.equal(await page.locator('.label-strip .cell.good').count(), 0);
+    const width = async (sel: string) => page.locator(sel).evaluate((el) => Math.round(el.getBoundingClientRect().right));
+    const panel = await page.evaluate(() => document.documentElement.clientWidth);
+    assert.ok((await width('ti-heatstrip .strip')) <= panel, 'the heat strip stays inside the panel');
+    assert.ok((await width('.label-strip')) <= panel, 'the label strip stays inside the panel');
+    // The one low step colours its cell, and a click on that cell selects it.
+    const low = page.locator(`ti-heatstrip .cell.bad`);
+    assert.equal(await low.count(), 1);
+    assert.equal(await low.getAttribute('data-index'), String(lowAt));
+    assert.match((await low.getAttribute('title'))!, /^#7767–#7800 · lowest: #7778 /);
+    await low.click();
+    await page.locator(`.step-card.selected[data-index="${lowAt}"]`).waitFor();
+    assert.match((await low.getAttribute('class'))!, /\bsel\b/);
+  });
+
   it('a failed scoring shows the reason and no score; scores of another rollout are dropped', async () => {
     page = await open();
     await postToWebview(page, { ...scores, rolloutId: 'another-rollout' });

@@ -23,7 +23,7 @@
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
 import { virtualize, virtualizerRef } from '@lit-labs/virtualizer/virtualize.js';
-import type { Rollout } from '../../src/core/model';
+import type { Rollout, Step } from '../../src/core/model';
 import type { CurrentLabel, LabelValue } from '../../src/core/labels/api';
 import {
   PLAYER_SPEEDS,
@@ -51,6 +51,7 @@ import { PICKER_MAX, pickerPositions, type ReplayStateMessage } from '../../src/
 import type { StepReplay } from './ti-step-card';
 import './ti-heatstrip';
 import './ti-scrollmarks';
+import { stripRanges } from '../scores';
 import { formatSize, StepStore } from '../stepStore';
 import { CardAnchor, topCard } from '../cardAnchor';
 
@@ -1256,8 +1257,11 @@ export class TiApp extends LitElement {
       const i = cell ? Number(cell.dataset.index) : NaN;
       if (Number.isInteger(i)) this.select(i, 'center');
     };
+    const steps = m.rollout.steps;
     return html`<div class="label-strip" role="presentation" @click=${onClick}>
-      ${m.rollout.steps.map((s) => {
+      ${stripRanges(steps.length).map(([from, to]) => {
+        if (to - from > 1) return this.renderLabelCell(steps, from, to, idx, labelable);
+        const s = steps[from];
         const l = idx.mine.get(s.index);
         const word = l && l.value !== null ? valueText(l.value).word : 'none';
         const title = `#${s.index + 1} ${s.role}${l && l.value !== null ? ` · ${valueText(l.value).sign} ${word}${l.origin === 'propagated' ? ' (propagated)' : ''}` : ' · unlabelled'}`;
@@ -1265,6 +1269,38 @@ export class TiApp extends LitElement {
         return html`<span class="cell ${word} ${other} ${l?.origin === 'propagated' ? 'propagated' : ''} ${s.index === this.selected ? 'sel' : ''}" data-index=${s.index} title=${title}></span>`;
       })}
     </div>`;
+  }
+
+  /**
+   * A label-strip cell standing for steps `from` … `to - 1` (a long rollout): the worst of their
+   * labels (bad, then neutral, then good); a click selects the first step with that label, or the
+   * first step of the range.
+   */
+  private renderLabelCell(steps: readonly Step[], from: number, to: number, idx: LabelIndex, labelable: ReadonlySet<number>): TemplateResult {
+    const rank: Record<string, number> = { bad: 3, neutral: 2, good: 1 };
+    let word = 'none';
+    let at = steps[from].index;
+    let propagated = false;
+    let labelled = 0;
+    let anyLabelable = false;
+    for (let i = from; i < to; i++) {
+      const s = steps[i];
+      if (labelable.has(s.index)) anyLabelable = true;
+      const l = idx.mine.get(s.index);
+      if (!l || l.value === null) continue;
+      labelled++;
+      const w = valueText(l.value).word;
+      if ((rank[w] ?? 0) > (rank[word] ?? 0)) {
+        word = w;
+        at = s.index;
+        propagated = l.origin === 'propagated';
+      }
+    }
+    const first = steps[from].index;
+    const last = steps[to - 1].index;
+    const sel = this.selected !== null && this.selected >= first && this.selected <= last;
+    const title = `#${first + 1}–#${last + 1} · ${labelled ? `${labelled} labelled${word !== 'none' ? `, worst ${word}` : ''}` : 'unlabelled'}`;
+    return html`<span class="cell multi ${word} ${anyLabelable ? '' : 'other-role'} ${propagated ? 'propagated' : ''} ${sel ? 'sel' : ''}" data-index=${at} data-from=${first} data-to=${last} title=${title}></span>`;
   }
 
   /** The step scores' heat strip (in the dock) and the scrollbar marks of low-scored steps. */

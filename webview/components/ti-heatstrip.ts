@@ -1,7 +1,8 @@
 /**
  * `<ti-heatstrip>`: the step scores of the rollout shown, one cell per step coloured from red
  * (low) to green (high) by the scorer's value — the rollout at a glance; click a cell to select
- * its step. Above it a line names the scorer and says where scoring is (scoring…, cached, failed
+ * its step. Above MAX_STRIP_CELLS steps a cell stands for a range of steps and shows its lowest
+ * score (a click selects that step). Above it a line names the scorer and says where scoring is (scoring…, cached, failed
  * with the reason). Steps the scorer left unscored (non-agent steps) are faint; a step with no
  * score yet is empty. Step scores are a scorer's opinion per step: the tag reads "step scores",
  * never "reward" (the rollout's outcome reward is shown in the header).
@@ -12,7 +13,7 @@ import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { Step } from '../../src/core/model';
 import type { ScoresMessage, StepScoreView } from '../../src/shared/protocol';
-import { formatScore, HEAT_CSS, heatBucket, scoreTitle, scoreWord } from '../scores';
+import { formatScore, HEAT_CSS, heatBucket, scoreTitle, scoreWord, stripRanges } from '../scores';
 
 @customElement('ti-heatstrip')
 export class TiHeatstrip extends LitElement {
@@ -124,11 +125,26 @@ export class TiHeatstrip extends LitElement {
     return html`${this.renderLine(m, byIndex)}
       ${m.state !== 'error' && m.state !== 'idle'
         ? html`<div class="strip" role="presentation" @click=${this.onClick}>
-            ${this.steps.map((st) => {
-              const s = byIndex.get(st.index);
-              const cls = s ? `heat-${heatBucket(s.value, m.range)} ${scoreWord(s.value, m.range)}` : done ? 'unscored' : 'pending';
-              const title = s ? `#${st.index + 1} ${st.role} · ${scoreTitle(s, m.range, m.scorer)}` : `#${st.index + 1} ${st.role} · ${done ? 'not scored' : 'waiting for its score'}`;
-              return html`<span class="cell ${cls} ${st.index === this.selected ? 'sel' : ''}" data-index=${st.index} data-score=${s ? String(s.value) : ''} title=${title}></span>`;
+            ${stripRanges(this.steps.length).map(([from, to]) => {
+              if (to - from === 1) {
+                const st = this.steps[from];
+                const s = byIndex.get(st.index);
+                const cls = s ? `heat-${heatBucket(s.value, m.range)} ${scoreWord(s.value, m.range)}` : done ? 'unscored' : 'pending';
+                const title = s ? `#${st.index + 1} ${st.role} · ${scoreTitle(s, m.range, m.scorer)}` : `#${st.index + 1} ${st.role} · ${done ? 'not scored' : 'waiting for its score'}`;
+                return html`<span class="cell ${cls} ${st.index === this.selected ? 'sel' : ''}" data-index=${st.index} data-score=${s ? String(s.value) : ''} title=${title}></span>`;
+              }
+              // A cell for several steps shows the lowest score among them; a click selects that step.
+              let worst: StepScoreView | null = null;
+              for (let i = from; i < to; i++) {
+                const s = byIndex.get(this.steps[i].index);
+                if (s && (!worst || s.value < worst.value)) worst = s;
+              }
+              const first = this.steps[from].index;
+              const last = this.steps[to - 1].index;
+              const cls = worst ? `heat-${heatBucket(worst.value, m.range)} ${scoreWord(worst.value, m.range)}` : done ? 'unscored' : 'pending';
+              const title = `#${first + 1}–#${last + 1}${worst ? ` · lowest: #${worst.index + 1} ${scoreTitle(worst, m.range, m.scorer)}` : done ? ' · not scored' : ' · waiting for scores'}`;
+              const sel = this.selected !== null && this.selected >= first && this.selected <= last;
+              return html`<span class="cell multi ${cls} ${sel ? 'sel' : ''}" data-index=${worst ? worst.index : first} data-from=${first} data-to=${last} data-score=${worst ? String(worst.value) : ''} title=${title}></span>`;
             })}
           </div>`
         : nothing}`;
