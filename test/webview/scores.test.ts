@@ -145,7 +145,7 @@ describe('webview: step scores', function () {
     const cells = page.locator('ti-heatstrip .cell');
     await cells.first().waitFor();
     assert.equal(await cells.count(), 300);
-    const label = (stepIndex: number, value: 1 | -1) => ({ rolloutId: 'long', stepIndex, value, firstError: false, note: null, annotator: 'me', time: '2026-11-30T00:00:00Z', origin: 'manual', stale: false });
+    const label = (stepIndex: number, value: 1 | -1) => ({ rolloutId: 'long', stepIndex, value, firstError: false, note: null, annotator: 'me', time: '2026-11-30T00:00:00Z', origin: 'manual' as const, stale: false });
     await postToWebview(page, { type: 'labels', rolloutIndex: 0, rolloutId: 'long', annotator: 'me', labels: [label(5000, 1), label(5001, -1)], unsaved: [], journal: '/x/long.labels.jsonl', error: null, warnings: [], seq: null });
     const labelCells = page.locator('.label-strip .cell');
     await page.locator('.label-strip .cell.bad').waitFor();
