@@ -75,6 +75,20 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _objects(value, path, bad):
+    """Yields (item, item_path) for each object of the array `value` at `path` (``path[k]``);
+    reports `value` not being an array, and each item that is not an object, through `bad`."""
+    if not isinstance(value, list):
+        bad(path, "must be an array")
+        return
+    for k, item in enumerate(value):
+        p = f"{path}[{k}]"
+        if not isinstance(item, dict):
+            bad(p, "must be an object")
+            continue
+        yield item, p
+
+
 def validate_score_params(params: Any) -> List[Dict[str, str]]:
     """Issues (``[{"path", "message"}]``, empty when valid) of ``score`` params against the contract:
     ``{rollouts: ScoreRollout[], partialResultToken?: string|number}``. Checks every field the
@@ -92,15 +106,8 @@ def validate_score_params(params: Any) -> List[Dict[str, str]]:
     if "partialResultToken" in params and not (isinstance(tok, str) or (isinstance(tok, (int, float)) and not isinstance(tok, bool))):
         bad("partialResultToken", "must be a string or a number")
     rollouts = params.get("rollouts")
-    if not isinstance(rollouts, list):
-        bad("rollouts", "must be an array")
-        return issues
     ids = set()
-    for i, r in enumerate(rollouts):
-        p = f"rollouts[{i}]"
-        if not isinstance(r, dict):
-            bad(p, "must be an object")
-            continue
+    for r, p in _objects(rollouts, "rollouts", bad):
         if not isinstance(r.get("id"), str):
             bad(f"{p}.id", "must be a string")
         elif r["id"] in ids:
@@ -114,16 +121,8 @@ def validate_score_params(params: Any) -> List[Dict[str, str]]:
             for k in ("id", "instruction"):
                 if not _is_str_or_null(task.get(k)):
                     bad(f"{p}.task.{k}", "must be a string or null")
-        steps = r.get("steps")
-        if not isinstance(steps, list):
-            bad(f"{p}.steps", "must be an array")
-            continue
         seen = set()
-        for j, s in enumerate(steps):
-            sp = f"{p}.steps[{j}]"
-            if not isinstance(s, dict):
-                bad(sp, "must be an object")
-                continue
+        for s, sp in _objects(r.get("steps"), f"{p}.steps", bad):
             idx = s.get("index")
             if not _is_int(idx) or idx < 0:
                 bad(f"{sp}.index", "must be a non-negative integer")
@@ -136,36 +135,20 @@ def validate_score_params(params: Any) -> List[Dict[str, str]]:
             for k in ("message", "reasoning"):
                 if not _is_str_or_null(s.get(k)):
                     bad(f"{sp}.{k}", "must be a string or null")
-            acts = s.get("actions", [])
-            if not isinstance(acts, list):
-                bad(f"{sp}.actions", "must be an array")
-            else:
-                for k, a in enumerate(acts):
-                    ap = f"{sp}.actions[{k}]"
-                    if not isinstance(a, dict):
-                        bad(ap, "must be an object")
-                        continue
-                    if a.get("kind") not in ACTION_KINDS:
-                        bad(f"{ap}.kind", f"must be one of {', '.join(ACTION_KINDS)}")
-                    for f in ("command", "tool", "arguments"):
-                        if not _is_str_or_null(a.get(f)):
-                            bad(f"{ap}.{f}", "must be a string or null")
-            obs = s.get("observations", [])
-            if not isinstance(obs, list):
-                bad(f"{sp}.observations", "must be an array")
-            else:
-                for k, o in enumerate(obs):
-                    op = f"{sp}.observations[{k}]"
-                    if not isinstance(o, dict):
-                        bad(op, "must be an object")
-                        continue
-                    if not _is_str_or_null(o.get("output")):
-                        bad(f"{op}.output", "must be a string or null")
-                    ec = o.get("exitCode")
-                    if ec is not None and not _is_int(ec):
-                        bad(f"{op}.exitCode", "must be an integer or null")
-                    if "truncated" in o and not isinstance(o["truncated"], bool):
-                        bad(f"{op}.truncated", "must be a boolean")
+            for a, ap in _objects(s.get("actions", []), f"{sp}.actions", bad):
+                if a.get("kind") not in ACTION_KINDS:
+                    bad(f"{ap}.kind", f"must be one of {', '.join(ACTION_KINDS)}")
+                for f in ("command", "tool", "arguments"):
+                    if not _is_str_or_null(a.get(f)):
+                        bad(f"{ap}.{f}", "must be a string or null")
+            for o, op in _objects(s.get("observations", []), f"{sp}.observations", bad):
+                if not _is_str_or_null(o.get("output")):
+                    bad(f"{op}.output", "must be a string or null")
+                ec = o.get("exitCode")
+                if ec is not None and not _is_int(ec):
+                    bad(f"{op}.exitCode", "must be an integer or null")
+                if "truncated" in o and not isinstance(o["truncated"], bool):
+                    bad(f"{op}.truncated", "must be a boolean")
             d = s.get("durationMs")
             if d is not None and (not isinstance(d, (int, float)) or isinstance(d, bool) or not math.isfinite(d)):
                 bad(f"{sp}.durationMs", "must be a finite number or null")
