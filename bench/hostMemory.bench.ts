@@ -19,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, closeSession, extensionWebview, makeTempDir, openSession, saveFailureArtifacts, waitUntil, type CodeServer } from '../test/e2e/harness';
+import { ARTIFACTS, closeSession, extensionWebview, makeTempDir, openSession, rolloutsPane, saveFailureArtifacts, waitUntil, type CodeServer } from '../test/e2e/harness';
 import { HostInspector, type HeapFigures, type Site } from './hostInspect';
 import { dumpRow, generateDump, GROUP_SIZE, sampleRows, samplesDir } from './genDump';
 import { fmt, median, OUT_DIR, REPO_ROOT, writeSection } from './lib';
@@ -129,10 +129,7 @@ async function main(): Promise<void> {
   try {
     ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
     const pg = page;
-    const sidebar = () => pg.locator('[id="workbench.parts.sidebar"]');
-    const pane = () => sidebar().locator('.pane', { has: pg.locator('.pane-header', { hasText: /^Rollouts/i }) }).first();
-    const row = (label: string | RegExp) => pane().locator('.monaco-list-row', { hasText: label }).first();
-    const rowsText = async () => JSON.stringify(await pane().locator('.monaco-list-row').allInnerTexts());
+    const { sidebar, row, rowsText } = rolloutsPane(() => pg);
 
     // The Rollouts view open (the folder view collapsed, as in the scale e2e test).
     const folderHeader = sidebar().locator('.pane-header', { hasText: /^Folders|workspace/i }).first();

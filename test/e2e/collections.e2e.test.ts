@@ -21,7 +21,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import {
-  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, makeTempDir, REPO_ROOT, sample, waitUntil, openSession, saveFailureArtifacts, closeSession,
+  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, makeTempDir, REPO_ROOT, sample, waitUntil, openSession, saveFailureArtifacts, closeSession, rolloutsPane,
 } from './harness';
 
 const ATIF_TERMINUS = 'atif/harbor-golden_terminus2_invalid-json_ATIF-v1.5.trajectory.json';
@@ -85,9 +85,7 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
   let steps: Map<string, number>;
   const consoleLog: string[] = [];
 
-  const sidebar = () => page.locator('[id="workbench.parts.sidebar"]');
-  const pane = () => sidebar().locator('.pane', { has: page.locator('.pane-header', { hasText: /^Rollouts/i }) }).first();
-  const row = (text: string | RegExp) => pane().locator('.monaco-list-row', { hasText: text }).first();
+  const { sidebar, pane, row } = rolloutsPane(() => page);
   const rows = async () => JSON.stringify((await pane().locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ')));
   const rowText = async (r: Locator) => (await r.innerText()).replace(/\s+/g, ' ').trim();
 

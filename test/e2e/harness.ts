@@ -9,7 +9,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type Page, type FrameLocator } from 'playwright-core';
+import { chromium, type Browser, type Page, type FrameLocator, type Locator } from 'playwright-core';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const SAMPLES_DIR = process.env.SAMPLES_DIR ?? path.resolve(REPO_ROOT, '..', 'shared', 'samples');
@@ -201,6 +201,27 @@ export async function quickOpen(page: Page, relPath: string): Promise<void> {
   await page.locator('.quick-input-list .monaco-list-row', { hasText: base }).first()
     .waitFor({ state: 'visible', timeout: 30_000 });
   await page.keyboard.press('Enter');
+}
+
+/** The Rollouts view in the workbench's side bar: locators that read `page()` when called (a suite's page is set in its `before`). */
+export interface RolloutsPane {
+  sidebar(): Locator;
+  /** The Rollouts view's pane. */
+  pane(): Locator;
+  /** The first tree row whose text holds `label`. */
+  row(label: string | RegExp): Locator;
+  /** Every tree row's text, as JSON (for failure messages). */
+  rowsText(): Promise<string>;
+}
+
+export function rolloutsPane(page: () => Page): RolloutsPane {
+  const p: RolloutsPane = {
+    sidebar: () => page().locator('[id="workbench.parts.sidebar"]'),
+    pane: () => p.sidebar().locator('.pane', { has: page().locator('.pane-header', { hasText: /^Rollouts/i }) }).first(),
+    row: (label) => p.pane().locator('.monaco-list-row', { hasText: label }).first(),
+    rowsText: async () => JSON.stringify(await p.pane().locator('.monaco-list-row').allInnerTexts()),
+  };
+  return p;
 }
 
 /** The content frame of this extension's webview panel: iframe.webview.ready → #active-frame. */

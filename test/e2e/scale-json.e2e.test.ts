@@ -16,7 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { baseOf, DUMP_SAMPLES, GROUP_SIZE } from '../../bench/genDump';
 import { arrayBases, arrayItem, generateJsonArray } from '../../bench/genJsonArray';
 import { loadFile } from '../../src/core/load';
-import { ARTIFACTS, type CodeServer, closeSession, extensionWebview, makeTempDir, openSession, sample, saveFailureArtifacts, waitUntil } from './harness';
+import { ARTIFACTS, type CodeServer, closeSession, extensionWebview, makeTempDir, openSession, sample, rolloutsPane, saveFailureArtifacts, waitUntil } from './harness';
 
 const FILE = 'big_rollouts.json';
 const BYTES = 40 * 1024 * 1024;
@@ -33,10 +33,7 @@ describe('e2e: a 40 MB JSON array of rollouts in code-server', function () {
   let page: Page;
   const consoleLog: string[] = [];
 
-  const sidebar = () => page.locator('[id="workbench.parts.sidebar"]');
-  const pane = () => sidebar().locator('.pane', { has: page.locator('.pane-header', { hasText: /^Rollouts/i }) }).first();
-  const row = (label: string | RegExp) => pane().locator('.monaco-list-row', { hasText: label }).first();
-  const rowsText = async () => JSON.stringify(await pane().locator('.monaco-list-row').allInnerTexts());
+  const { sidebar, row, rowsText } = rolloutsPane(() => page);
 
   before(async function () {
     fs.mkdirSync(ARTIFACTS, { recursive: true });

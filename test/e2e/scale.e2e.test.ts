@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { baseOf, DUMP_SAMPLES, dumpRow, generateDump, GROUP_SIZE, sampleRows } from '../../bench/genDump';
 import { loadFile } from '../../src/core/load';
-import { ARTIFACTS, type CodeServer, closeSession, extensionWebview, makeTempDir, openSession, sample, saveFailureArtifacts, waitUntil } from './harness';
+import { ARTIFACTS, type CodeServer, closeSession, extensionWebview, makeTempDir, openSession, sample, rolloutsPane, saveFailureArtifacts, waitUntil } from './harness';
 
 const DUMP = 'big_rollouts.jsonl';
 const BYTES = 200 * 1024 * 1024;
@@ -32,10 +32,7 @@ describe('e2e: a 200 MB rollout dump in code-server', function () {
   let page: Page;
   const consoleLog: string[] = [];
 
-  const sidebar = () => page.locator('[id="workbench.parts.sidebar"]');
-  const pane = () => sidebar().locator('.pane', { has: page.locator('.pane-header', { hasText: /^Rollouts/i }) }).first();
-  const row = (label: string | RegExp) => pane().locator('.monaco-list-row', { hasText: label }).first();
-  const rowsText = async () => JSON.stringify(await pane().locator('.monaco-list-row').allInnerTexts());
+  const { sidebar, row, rowsText } = rolloutsPane(() => page);
   /** A tree row's name and description (innerText runs them together). */
   const parts = async (r: ReturnType<typeof row>) => ({
     name: (await r.locator('.label-name').first().innerText()).trim(),
