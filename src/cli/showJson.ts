@@ -4,8 +4,13 @@
  * Shape (unknown values are null):
  * ```
  * { format, schemaVersion,            // of the file; "mixed"/null when a folder holds several formats
- *   rollouts: [{ id, task, outcome: {reward, resolved}, steps: [{ index, role,
- *       actions: [{kind, command, tool}], observations: [{exitCode, outputChars}] }] }],
+ *   rollouts: [{ id, task, source, agent: {name, version, model}, workdir,
+ *       outcome: {reward, resolved, status}, derived?: [field],    // fields derived, not recorded
+ *       links?: [{relation, label, path, rolloutId, stepIndex, missing}],
+ *       steps: [{ index, role, timestamp, tokens: {prompt, completion, cached} | null,
+ *         event?: {kind, label}, links?: [...],
+ *         actions: [{kind, command, tool, path?, edit?: {op, path}}],
+ *         observations: [{exitCode, exitCodeFrom?, isError?, outputChars}] }] }],
  *   files: [{ path, format, schemaVersion, rollouts }],   // rollouts = count per file
  *   errors: [{ path, message }],
  *   skipped: [path] }                                       // files of a folder no format reads   // files that failed, and rows left out of files that loaded
@@ -15,7 +20,7 @@
 import { RolloutLoadError } from '../core/errors';
 import { LOADERS } from '../core/formats/registry';
 import type { LoadFailure, LoadResult } from '../core/load';
-import type { Rollout } from '../core/model';
+import type { Rollout, RolloutLink } from '../core/model';
 
 export interface ShowJson {
   format: string | null;
@@ -27,32 +32,68 @@ export interface ShowJson {
   skipped: string[];
 }
 
+type ShowLink = Pick<RolloutLink, 'relation' | 'label' | 'path' | 'rolloutId'> & { stepIndex: number | null; missing: string | null };
+
 export interface ShowRollout {
   id: string;
   task: string | null;
   source: string;
-  outcome: { reward: number | null; resolved: boolean | null };
+  agent: { name: string | null; version: string | null; model: string | null };
+  workdir: string | null;
+  outcome: { reward: number | null; resolved: boolean | null; status: string | null };
+  derived?: string[];
+  links?: ShowLink[];
   steps: {
     index: number;
     role: string;
-    actions: { kind: string; command: string | null; tool: string | null }[];
-    observations: { exitCode: number | null; outputChars: number }[];
+    timestamp: string | null;
+    tokens: { prompt: number | null; completion: number | null; cached: number | null } | null;
+    event?: { kind: string; label: string };
+    links?: ShowLink[];
+    actions: { kind: string; command: string | null; tool: string | null; path?: string | null; edit?: { op: string; path: string | null } }[];
+    observations: { exitCode: number | null; exitCodeFrom?: string; isError?: boolean; outputChars: number }[];
   }[];
 }
 
+function linkJson(l: RolloutLink): ShowLink {
+  return { relation: l.relation, label: l.label, path: l.path, rolloutId: l.rolloutId, stepIndex: l.stepIndex ?? null, missing: l.missing ?? null };
+}
+
 function rolloutJson(r: Rollout): ShowRollout {
-  return {
+  const out: ShowRollout = {
     id: r.id,
     task: r.task.id,
     source: r.source.path,
-    outcome: { reward: r.outcome.reward, resolved: r.outcome.resolved },
-    steps: r.steps.map((s) => ({
-      index: s.index,
-      role: s.role,
-      actions: s.actions.map((a) => ({ kind: a.kind, command: a.command, tool: a.tool })),
-      observations: s.observations.map((o) => ({ exitCode: o.exitCode, outputChars: o.output.length })),
-    })),
+    agent: r.agent,
+    workdir: r.environment.workdir,
+    outcome: { reward: r.outcome.reward, resolved: r.outcome.resolved, status: r.outcome.status },
+    steps: r.steps.map((s) => {
+      const step: ShowRollout['steps'][number] = {
+        index: s.index,
+        role: s.role,
+        timestamp: s.timestamp,
+        tokens: s.tokens,
+        actions: s.actions.map((a) => {
+          const act: ShowRollout['steps'][number]['actions'][number] = { kind: a.kind, command: a.command, tool: a.tool };
+          if (a.path !== undefined) act.path = a.path;
+          if (a.edit) act.edit = { op: a.edit.op, path: a.edit.path };
+          return act;
+        }),
+        observations: s.observations.map((o) => {
+          const obs: ShowRollout['steps'][number]['observations'][number] = { exitCode: o.exitCode, outputChars: o.output.length };
+          if (o.exitCodeFrom) obs.exitCodeFrom = o.exitCodeFrom;
+          if (o.isError !== undefined) obs.isError = o.isError;
+          return obs;
+        }),
+      };
+      if (s.event) step.event = s.event;
+      if (s.links?.length) step.links = s.links.map(linkJson);
+      return step;
+    }),
   };
+  if (r.derived?.length) out.derived = r.derived;
+  if (r.links?.length) out.links = r.links.map(linkJson);
+  return out;
 }
 
 /** The parts left out of loaded files (bad JSONL rows), as one located failure per file. */

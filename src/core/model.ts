@@ -39,6 +39,16 @@ export const FormatId = z.enum([
   'processbench',
   'prm800k',
   'trl-stepwise',
+  // coding-agent sessions (issue 13)
+  'claude-code',
+  'codex-cli',
+  'gemini-cli',
+  'copilot-cli',
+  'cline',
+  // Harbor job folder (job-level result.json heading its trials)
+  'harbor-job',
+  // public SWE trajectory datasets with `trajectory[]{role, text}` rows (nebius/SWE-agent-trajectories)
+  'swe-traj-rows',
 ]);
 export type FormatId = z.infer<typeof FormatId>;
 
@@ -64,6 +74,72 @@ export type Role = z.infer<typeof Role>;
 export const ActionKind = z.enum(['shell', 'keystrokes', 'tool', 'file_edit', 'finish']);
 export type ActionKind = z.infer<typeof ActionKind>;
 
+/**
+ * A file change as an editor tool recorded it, precise enough for replay to apply it to the
+ * container's files (the replayed command after it then sees the file the agent saw):
+ * - `write`: the whole new content (Claude Code `Write`, Gemini CLI `write_file`, an editor `create`);
+ * - `replace`: text replacements in order (Claude Code `Edit` = one, `MultiEdit` = several, an
+ *   editor `str_replace`, Gemini CLI `replace`); each `oldText` must be found (exactly once unless
+ *   `replaceAll`), else the edit no longer applies;
+ * - `patch`: a patch text, `dialect` `codex` for OpenAI Codex's `*** Begin Patch` format
+ *   (openai/codex `codex-rs/apply-patch/apply_patch_tool_instructions.md`) or `unified` for a diff;
+ *   `path` is its first file when known;
+ * - `other`: a change that was recorded but cannot be re-applied from the record (NotebookEdit,
+ *   an editor `insert` without the file, `undo_edit`); `reason` says why.
+ * Paths are as recorded (absolute, or relative to the session's cwd).
+ */
+export const FileEdit = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('write'), path: z.string(), content: z.string() }),
+  z.object({
+    op: z.literal('replace'),
+    path: z.string(),
+    edits: z.array(z.object({ oldText: z.string(), newText: z.string(), replaceAll: z.boolean() })),
+  }),
+  z.object({ op: z.literal('patch'), path: z.string().nullable(), patch: z.string(), dialect: z.enum(['codex', 'unified']) }),
+  z.object({ op: z.literal('other'), path: z.string().nullable(), reason: z.string() }),
+]);
+export type FileEdit = z.infer<typeof FileEdit>;
+
+/**
+ * A link from a step (or a rollout) to another rollout the user can open from it:
+ * - `subagent`: the transcript of a subagent this step started (Claude Code `Task`/`Agent` →
+ *   `<session>/subagents/agent-*.jsonl` or a sidechain; ATIF `subagent_trajectory_ref`);
+ * - `parent`: the rollout and step that started this one;
+ * - `attempt`: another attempt of the same Harbor trial (`attempts/NNN/`);
+ * - `raw-session`: the agent's own session file beside a converted trajectory (Harbor `agent/`);
+ * - `converted`: the converted trajectory (ATIF) beside a raw session.
+ * `path` is absolute (null = the same file); `rolloutId` picks a rollout inside it (null = its
+ * first); `stepIndex` a step to select. `missing` says why the target could not be found when the
+ * loader looked (the link is still shown, with that reason).
+ */
+export const RolloutLink = z.object({
+  relation: z.enum(['subagent', 'parent', 'attempt', 'raw-session', 'converted']),
+  label: z.string(),
+  path: z.string().nullable(),
+  rolloutId: z.string().nullable(),
+  stepIndex: z.number().int().nonnegative().nullable().optional(),
+  /** The tool call that started the target (subagent links), when known. */
+  callId: z.string().nullable().optional(),
+  missing: z.string().nullable().optional(),
+});
+export type RolloutLink = z.infer<typeof RolloutLink>;
+
+/**
+ * A turn that is not the agent acting: shown as what it is rather than as an ordinary step.
+ * - `compaction`: the context was compacted / summarised (Claude Code `compact_boundary` and its
+ *   summary turn, Codex `compacted`);
+ * - `api_error`: the model call failed (Claude Code `isApiErrorMessage`, a retry notice);
+ * - `interrupted`: the user stopped the agent (`[Request interrupted by user]`, Codex `turn_aborted`);
+ * - `unknown_record`: a record type the loader does not know, kept raw in `message`;
+ * - `notice`: another system notice worth seeing (a hook's output, a model switch, …).
+ * `label` is the short text the timeline shows.
+ */
+export const StepEvent = z.object({
+  kind: z.enum(['compaction', 'api_error', 'interrupted', 'unknown_record', 'notice']),
+  label: z.string(),
+});
+export type StepEvent = z.infer<typeof StepEvent>;
+
 export const Action = z.object({
   kind: ActionKind,
   /** Shell command or keystrokes, as recorded; null for non-shell tools. */
@@ -76,6 +152,8 @@ export const Action = z.object({
   callId: z.string().nullable(),
   /** File path for `file_edit` actions when known. */
   path: z.string().nullable().optional(),
+  /** The change of a `file_edit` action, when the record holds it precisely enough to re-apply (replay). */
+  edit: FileEdit.nullable().optional(),
 });
 export type Action = z.infer<typeof Action>;
 
@@ -86,6 +164,16 @@ export const Observation = z.object({
   output: z.string(),
   /** Process exit code when the format records it (OpenHands metadata, mini-swe-agent `<returncode>`), else null. */
   exitCode: z.number().int().nullable(),
+  /**
+   * Where `exitCode` came from: `recorded` (a field of the format; the default when absent) or
+   * `text` (read from the output text, e.g. "Exit code 1", "[Command finished with exit code N]");
+   * the UI marks the latter.
+   */
+  exitCodeFrom: z.enum(['recorded', 'text']).optional(),
+  /** True when the tool reported an error (Claude Code `is_error`, a failed tool call status). */
+  isError: z.boolean().optional(),
+  /** True when the call was interrupted before it finished (Claude Code `toolUseResult.interrupted`). */
+  interrupted: z.boolean().optional(),
   /** True when the source says the output was cut (OpenHands 30 000-char cap, …). */
   truncated: z.boolean(),
   /** Working directory after the command, when recorded (OpenHands metadata, SWE-agent state); replay compares it. */
@@ -126,6 +214,10 @@ export const Step = z.object({
   file: z.string().nullable().optional(),
   /** True when the step was copied from an earlier context (ATIF `is_copied_context`). */
   copiedContext: z.boolean().optional(),
+  /** Set when the step is not an ordinary turn (compaction, API error, interruption, an unknown record kept raw). */
+  event: StepEvent.nullable().optional(),
+  /** Rollouts reachable from this step (the subagent it started). */
+  links: z.array(RolloutLink).optional(),
   /**
    * Seconds from the start of the rollout's `recording` at which this step begins (for syncing a
    * terminal player with the timeline); null/absent when unknown.
@@ -185,6 +277,14 @@ export const Rollout = z.object({
    * `agent/recording.cast`, or the file itself for a `.cast`): absolute path; steps carry `castTime`.
    */
   recording: z.object({ path: z.string(), kind: z.literal('asciicast') }).nullable().optional(),
+  /**
+   * Fields whose value the loader derived rather than read (`task.id` from a file name,
+   * `outcome.resolved` from a reward): dotted paths into this object. The UI marks them "derived";
+   * absent or empty = every value shown was recorded.
+   */
+  derived: z.array(z.string()).optional(),
+  /** Rollouts reachable from this one: its parent (a subagent's), other attempts, the raw session beside a converted one. */
+  links: z.array(RolloutLink).optional(),
 });
 export type Rollout = z.infer<typeof Rollout>;
 

@@ -32,7 +32,8 @@ describe('CLI (dist/cli.js)', () => {
     assert.equal(doc.rollouts.length, 1);
     const ro = doc.rollouts[0];
     assert.equal(ro.steps.length, raw.steps.length);
-    assert.deepEqual(Object.keys(ro.outcome).sort(), ['resolved', 'reward']);
+    assert.deepEqual(Object.keys(ro.outcome).sort(), ['resolved', 'reward', 'status']);
+    assert.equal(ro.agent.name, raw.agent?.name ?? null);
     const firstKeys = raw.steps.flatMap((s: any) => s.tool_calls ?? []).find((t: any) => t.arguments?.keystrokes)?.arguments.keystrokes;
     assert.ok(firstKeys, 'sample has keystrokes');
     const commands = ro.steps.flatMap((s: any) => s.actions.map((a: any) => a.command));

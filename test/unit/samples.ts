@@ -16,6 +16,19 @@ import { nodeFiles } from '../../src/core/nodeFiles';
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const SAMPLES_DIR = process.env.SAMPLES_DIR ?? path.resolve(REPO_ROOT, '..', 'shared', 'samples');
 
+/**
+ * The census of real coding-agent session logs (Claude Code, Codex CLI, Gemini CLI, …) beside the
+ * samples: `../shared/format-census` (CENSUS_DIR overrides it; default: beside SAMPLES_DIR).
+ */
+export const CENSUS_DIR = process.env.CENSUS_DIR ?? path.resolve(SAMPLES_DIR, '..', 'format-census');
+
+/** Absolute path of a census file, e.g. `censusFile('claude-code/short.jsonl')`. Throws when it is missing. */
+export function censusFile(rel: string): string {
+  const p = path.join(CENSUS_DIR, rel);
+  if (!fs.existsSync(p)) throw new Error(`census file missing: ${p} (set CENSUS_DIR or check ../shared/format-census)`);
+  return p;
+}
+
 /** Absolute path of a sample, e.g. `sample('atif/…trajectory.json')`. Throws when it is missing. */
 export function sample(rel: string): string {
   const p = path.join(SAMPLES_DIR, rel);
