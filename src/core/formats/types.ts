@@ -65,6 +65,49 @@ export interface LoadInput {
   item?: number;
 }
 
+/** What a record stream needs to start: the file, its neighbours, and a line parser positioned in the file. */
+export interface StreamStart {
+  /** Absolute path of the file. */
+  path: string;
+  files: FileAccess;
+  /** Parses one complete line into a JsonDoc located in the file (line/column from the whole file); throws RolloutLoadError. */
+  parseLine(line: JsonlLine): JsonDoc;
+}
+
+/** One rollout of a record stream's snapshot and the first of its steps that may differ from the previous snapshot. */
+export interface StreamedRollout {
+  rollout: Rollout;
+  /**
+   * Index of the first step that is new or may have changed since the previous `snapshot()` (a tool
+   * result joined to an earlier call, a streamed message part); `rollout.steps.length` when none.
+   * Steps before it are the same values as before (the follower sends only the rest).
+   */
+  changedFrom: number;
+}
+
+/**
+ * A loader's incremental reader of a file of records, one JSON value per line (a coding-agent
+ * session): the host feeds it the file a part at a time, to show the first steps of a large session
+ * before the rest is read and to follow a session that is still being written, without reading the
+ * file again from the start.
+ *
+ * Contract: lines are pushed in file order, each complete (a last line without its newline is held
+ * back by the caller until it is complete or the caller calls `end`); `snapshot()` may be called at
+ * any time and costs about the work since the previous one, not the whole file. Feeding every line
+ * of a file then `end()` and `snapshot()` gives exactly the rollouts `load` gives for it (the
+ * loader's `load` should be written as that).
+ */
+export interface RecordStream {
+  /** Takes the next complete lines. Never throws for a bad line: it becomes a located issue. */
+  push(lines: readonly JsonlLine[]): void;
+  /** The file has no more lines for now: a held-back partial line was pushed as is (a truncated write). */
+  end?(): void;
+  /** The rollouts as of the lines pushed so far (the session's main rollout first), with what changed. */
+  snapshot(): StreamedRollout[];
+  /** Located problems of the lines pushed so far (bad lines, unknown records, results without calls). */
+  readonly issues: readonly LocatedIssue[];
+}
+
 export type Detection = { accept: true; confidence: number } | { accept: false; reason: string };
 
 export interface FormatLoader {
@@ -79,4 +122,9 @@ export interface FormatLoader {
   detect(input: LoadInput): Detection;
   /** Reads the rollouts. Throws RolloutLoadError (located issues) on non-conforming input. */
   load(input: LoadInput): Promise<Rollout[]>;
+  /**
+   * For JSONL session formats: an incremental reader of the file (see RecordStream), used for
+   * progressive open of large files and live follow. Absent = the host reloads the whole file.
+   */
+  stream?(start: StreamStart): RecordStream;
 }
