@@ -200,7 +200,7 @@ export function formatSize(chars: number): string {
   return `${(chars / 1024 / 1024).toFixed(1)} MB`;
 }
 
-const FIELD_WORD: Record<string, string> = { message: 'message', reasoning: 'reasoning', command: 'command', arguments: 'arguments', output: 'output' };
+const FIELD_WORD: Record<string, string> = { message: 'message', reasoning: 'reasoning', command: 'command', arguments: 'arguments', output: 'output', edit: 'edit' };
 
 /** What a step head left out, in words: `output 5,000 lines · message 1.2 KB`. */
 export function describeCut(fields: readonly CutField[]): string {

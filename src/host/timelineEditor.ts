@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LoadedFile } from '../core/load';
 import { loadRolloutFile } from './loadWorker';
-import type { Rollout, Step } from '../core/model';
+import type { Rollout, RolloutLink, Step } from '../core/model';
+import { findLinkTarget } from '../core/links';
 import { isWebviewMessage, type HostMessage, type LabelAction, type LoadErrorMessage, type ScoresMessage, type ViewConfig, type WebviewMessage } from '../shared/protocol';
 import { readConfig } from './config';
 import { readCastMessage } from './castFile';
@@ -192,6 +193,14 @@ export class TimelinePanel implements vscode.Disposable {
       if (this.selectedStep !== null && this.selectedStep >= steps) this.selectedStep = steps ? steps - 1 : null;
       if (this.labelSession) this.labelSession.setRollouts(loaded.rollouts);
       else void this.openLabels(loaded.rollouts);
+      const link = this.pendingLink;
+      this.pendingLink = null;
+      const t = link ? findLinkTarget(loaded.rollouts, link) : null;
+      if (t) {
+        this.rolloutIndex = t.rollout;
+        this.selectedStep = t.step;
+        this.pendingStep = t.step;
+      }
     }
     this.sendCurrent();
   }
@@ -385,6 +394,9 @@ export class TimelinePanel implements vscode.Disposable {
       case 'openLocation':
         await openLocation(m.file, m.line, m.column);
         break;
+      case 'openLink':
+        await this.openLink(m.rolloutIndex, m.stepIndex, m.link);
+        break;
       case 'reload':
         await this.load();
         break;
@@ -426,6 +438,35 @@ export class TimelinePanel implements vscode.Disposable {
       return;
     }
     this.post(await readCastMessage(rolloutIndex, r.id, rec.path));
+  }
+
+  /**
+   * Follows a link of the rollout shown (its own links when `stepIndex` is null, else the step's):
+   * the target is looked up in the rollout this panel holds, never taken from the webview.
+   */
+  private async openLink(rolloutIndex: number, stepIndex: number | null, linkIndex: number): Promise<void> {
+    const r = this.loaded?.rollouts[rolloutIndex];
+    const link = (stepIndex === null ? r?.links : r?.steps[stepIndex]?.links)?.[linkIndex];
+    if (!link) return;
+    if (link.missing) {
+      void vscode.window.showWarningMessage(`Trajectory Inspector: ${link.label} cannot be opened: ${link.missing}`);
+      return;
+    }
+    await this.owner.openLink(link, link.path === null || path.resolve(link.path) === this.uri.fsPath ? this : null);
+  }
+
+  /** Selects a link's target once this panel's file is loaded (a link opened from another timeline). */
+  private pendingLink: Pick<RolloutLink, 'rolloutId' | 'stepIndex' | 'callId'> | null = null;
+
+  /** Shows the rollout and step a link points at in this file (now, or when the file has loaded). */
+  showLinkTarget(link: Pick<RolloutLink, 'rolloutId' | 'stepIndex' | 'callId'>): void {
+    if (!this.loaded) {
+      this.pendingLink = link;
+      return;
+    }
+    const t = findLinkTarget(this.loaded.rollouts, link);
+    if (t) this.showRollout(t.rollout, t.step);
+    else void vscode.window.showWarningMessage(`Trajectory Inspector: ${path.basename(this.uri.fsPath)} holds no rollout ${link.rolloutId ?? ''}.`);
   }
 
   /** Shows another rollout of the file, optionally selecting a step. */
@@ -503,6 +544,8 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
   private active: TimelinePanel | null = null;
   /** Rollout to show when a file's editor opens (multi-rollout files opened from the tree). */
   private readonly pendingRollout = new Map<string, { rollout: number; step: number | null }>();
+  /** Link targets to select when a file's editor opens (a link followed from another timeline). */
+  private readonly pendingLinks = new Map<string, RolloutLink>();
   private readonly disposables: vscode.Disposable[] = [];
   /** Step scores (issue 4): told when a timeline shows a rollout and when it closes. */
   scoring: ScoringService | null = null;
@@ -531,6 +574,11 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
     const pending = this.pendingRollout.get(document.uri.toString()) ?? null;
     const p = new TimelinePanel(document.uri, panel, this.extensionUri, this, pending?.rollout ?? null);
     if (pending?.step !== null && pending?.step !== undefined) p.selectStep(pending.step);
+    const link = this.pendingLinks.get(document.uri.toString());
+    if (link) {
+      this.pendingLinks.delete(document.uri.toString());
+      p.showLinkTarget(link);
+    }
     this.panels.add(p);
     this.setActive(p);
     void vscode.commands.executeCommand('setContext', HAS_TIMELINE_KEY, true);
@@ -577,6 +625,30 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
     } finally {
       // If the editor did not open (or resolved already), do not leak the request to a later open.
       setTimeout(() => this.pendingRollout.delete(uri.toString()), 10_000);
+    }
+  }
+
+  /**
+   * Opens a link's target: in `here` when the link points into that panel's own file, else in the
+   * timeline of its file (an open one, or a new one beside), selecting the linked rollout and step.
+   */
+  async openLink(link: RolloutLink, here: TimelinePanel | null): Promise<void> {
+    if (here) {
+      here.showLinkTarget(link);
+      return;
+    }
+    const uri = vscode.Uri.file(path.resolve(link.path ?? ''));
+    const open = [...this.panels].find((p) => p.uri.toString() === uri.toString());
+    if (open) {
+      open.panel.reveal();
+      open.showLinkTarget(link);
+      return;
+    }
+    this.pendingLinks.set(uri.toString(), link);
+    try {
+      await vscode.commands.executeCommand('vscode.openWith', uri, TIMELINE_VIEW_TYPE, vscode.ViewColumn.Beside);
+    } finally {
+      setTimeout(() => this.pendingLinks.delete(uri.toString()), 10_000);
     }
   }
 

@@ -404,6 +404,18 @@ export interface ShowInSourceMessage {
   stepIndex: number;
 }
 
+/**
+ * Open a link of the rollout shown (`Rollout.links` when `stepIndex` is null, else that step's
+ * `Step.links`): `link` is its position in the list. The host looks the target up in the rollout it
+ * holds (the webview never names a path), opens it in the timeline and selects the linked rollout / step.
+ */
+export interface OpenLinkMessage {
+  type: 'openLink';
+  rolloutIndex: number;
+  stepIndex: number | null;
+  link: number;
+}
+
 /** Open a file at a 1-based line/column (links in the load-error view). */
 export interface OpenLocationMessage {
   type: 'openLocation';
@@ -491,6 +503,7 @@ export type WebviewMessage =
   | SelectRolloutMessage
   | ShowInSourceMessage
   | OpenLocationMessage
+  | OpenLinkMessage
   | ReloadMessage;
 
 // ---------------------------------------------------------------- guards
@@ -556,6 +569,8 @@ export function isWebviewMessage(v: unknown): v is WebviewMessage {
     case 'selectRollout':
     case 'loadCast':
       return isIndex(v.rolloutIndex);
+    case 'openLink':
+      return isIndex(v.rolloutIndex) && (v.stepIndex === null || isIndex(v.stepIndex)) && isIndex(v.link);
     case 'openLocation':
       return typeof v.file === 'string' && v.file.length > 0 && isPosOrNull(v.line) && isPosOrNull(v.column);
     case 'reload':

@@ -9,7 +9,7 @@
  * Pure functions over the core model: no `vscode`, no DOM. Sizes are UTF-16 code units (JS string
  * length), the unit of the JSON text postMessage clones.
  */
-import type { Action, Observation, Rollout, Step } from '../core/model';
+import type { Action, FileEdit, Observation, Rollout, Step } from '../core/model';
 import type { CutField, RolloutMessage, SlicedInfo, StepsMessage, StepSliceMessage } from './protocol';
 import { MAX_SLICE_STEPS } from './protocol';
 
@@ -65,10 +65,52 @@ function argumentsText(a: unknown): string {
   }
 }
 
+/** Characters of the texts of a file edit (content, old/new texts, patch). */
+function editChars(e: FileEdit | null | undefined): number {
+  if (!e) return 0;
+  switch (e.op) {
+    case 'write':
+      return e.content.length;
+    case 'replace':
+      return e.edits.reduce((n, x) => n + x.oldText.length + x.newText.length, 0);
+    case 'patch':
+      return e.patch.length;
+    default:
+      return e.reason.length;
+  }
+}
+
+/** The edit with each long text cut to its preview (null when nothing is long). */
+function editHead(e: FileEdit, cut: (text: string) => string | null): FileEdit | null {
+  switch (e.op) {
+    case 'write': {
+      const content = cut(e.content);
+      return content === null ? null : { ...e, content };
+    }
+    case 'replace': {
+      let changed = false;
+      const edits = e.edits.map((x) => {
+        const oldText = cut(x.oldText);
+        const newText = cut(x.newText);
+        if (oldText === null && newText === null) return x;
+        changed = true;
+        return { ...x, oldText: oldText ?? x.oldText, newText: newText ?? x.newText };
+      });
+      return changed ? { ...e, edits } : null;
+    }
+    case 'patch': {
+      const patch = cut(e.patch);
+      return patch === null ? null : { ...e, patch };
+    }
+    default:
+      return null;
+  }
+}
+
 /** Estimated size of one step in the message (its texts plus a fixed overhead per step, action, observation). */
 export function stepChars(s: Step): number {
   let n = STEP_OVERHEAD + s.message.length + (s.reasoning?.length ?? 0);
-  for (const a of s.actions) n += ACTION_OVERHEAD + (a.command?.length ?? 0) + (a.tool?.length ?? 0) + (a.path?.length ?? 0) + argumentsText(a.arguments).length;
+  for (const a of s.actions) n += ACTION_OVERHEAD + (a.command?.length ?? 0) + (a.tool?.length ?? 0) + (a.path?.length ?? 0) + argumentsText(a.arguments).length + editChars(a.edit);
   for (const o of s.observations) n += OBSERVATION_OVERHEAD + o.output.length;
   return n;
 }
@@ -101,9 +143,18 @@ export function stepHead(step: Step): { head: Step; fields: CutField[] } {
     // Arguments are cut whenever they are long, also beside a command: a shell tool call carries its
     // command in both (`{command}`), and a short command may come with a long `stdin` or file content.
     const args = a.arguments !== undefined && a.arguments !== null ? cut(`actions.${i}.arguments`, argumentsText(a.arguments)) : null;
-    if (command === null && args === null) continue;
+    let editCut = false;
+    const edit = a.edit
+      ? editHead(a.edit, (t) => {
+          const p = previewOf(t);
+          if (p !== null) editCut = true;
+          return p;
+        })
+      : null;
+    if (editCut && a.edit) fields.push({ field: `actions.${i}.edit`, chars: editChars(a.edit), lines: 0 });
+    if (command === null && args === null && edit === null) continue;
     actions ??= step.actions.slice();
-    actions[i] = { ...a, ...(command !== null ? { command } : {}), ...(args !== null ? { arguments: args } : {}) };
+    actions[i] = { ...a, ...(command !== null ? { command } : {}), ...(args !== null ? { arguments: args } : {}), ...(edit !== null ? { edit } : {}) };
   }
   let observations: Observation[] | null = null;
   for (let i = 0; i < step.observations.length; i++) {

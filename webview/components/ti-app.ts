@@ -44,7 +44,7 @@ import { indexLabels, isLabelled, labelProgress, labelTitle, labelableSteps, nex
 import { loadState, onHostMessage, post, saveState } from '../ipc';
 import type { PlayerFit, PlayerMark, PlayerPrefsEvent, PlayerTimeEvent, TiPlayer } from './ti-player';
 import './ti-player';
-import type { TiStepCard } from './ti-step-card';
+import { linkText, type TiStepCard } from './ti-step-card';
 import './ti-step-card';
 import './ti-replay-bar';
 import { PICKER_MAX, pickerPositions, type ReplayStateMessage } from '../../src/shared/protocol';
@@ -81,7 +81,21 @@ const FORMAT_LABEL: Record<string, string> = {
   processbench: 'ProcessBench',
   prm800k: 'PRM800K',
   'trl-stepwise': 'TRL stepwise',
+  'claude-code': 'Claude Code session',
+  'codex-cli': 'Codex CLI session',
+  'gemini-cli': 'Gemini CLI session',
+  'copilot-cli': 'Copilot CLI session',
+  cline: 'Cline / Roo Code task',
+  'harbor-job': 'Harbor job',
+  'swe-traj-rows': 'SWE trajectory rows',
 };
+
+/** The "derived" mark beside a value the loader derived rather than read (`Rollout.derived`). */
+function derivedMark(r: Rollout, field: string): TemplateResult | typeof nothing {
+  return r.derived?.includes(field)
+    ? html`<span class="derived" title=${`derived by the loader, not recorded in the file (${field})`}>derived</span>`
+    : nothing;
+}
 
 interface Totals {
   prompt: number;
@@ -244,6 +258,37 @@ export class TiApp extends LitElement {
       font-size: 12px;
       color: var(--vscode-descriptionForeground);
       font-family: var(--vscode-editor-font-family, monospace);
+    }
+    .derived {
+      margin-left: 4px;
+      font-size: 9px;
+      font-weight: 400;
+      font-style: italic;
+      text-transform: uppercase;
+      letter-spacing: 0.04em;
+      opacity: 0.75;
+    }
+    .rollout-links {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 4px 12px;
+      font-size: 12px;
+      margin-top: 4px;
+    }
+    .rollout-links button.link {
+      font: inherit;
+      color: var(--vscode-textLink-foreground);
+      background: none;
+      border: none;
+      padding: 0;
+      cursor: pointer;
+    }
+    .rollout-links button.link:hover {
+      text-decoration: underline;
+    }
+    .rollout-links .missing {
+      color: var(--vscode-descriptionForeground);
+      font-style: italic;
     }
     h1 {
       margin: 0;
@@ -1364,14 +1409,14 @@ export class TiApp extends LitElement {
     return html`<header>
       <div class="title-row">
         <h1 class="title" title=${`${m.file.path}\nrollout ${r.id}`}>${title}</h1>
-        ${r.task.id && r.task.id !== title ? html`<span class="task-id" title="task id">${r.task.id}</span>` : nothing}
+        ${r.task.id && r.task.id !== title ? html`<span class="task-id" title="task id">${r.task.id}${derivedMark(r, 'task.id')}</span>` : nothing}
         <span class="outcome">
           ${o.resolved === true
-            ? html`<span class="pill resolved outcome-badge">resolved</span>`
+            ? html`<span class="pill resolved outcome-badge">resolved${derivedMark(r, 'outcome.resolved')}</span>`
             : o.resolved === false
-              ? html`<span class="pill failed outcome-badge">failed</span>`
+              ? html`<span class="pill failed outcome-badge">failed${derivedMark(r, 'outcome.resolved')}</span>`
               : nothing}
-          ${o.reward !== null ? html`<span class="pill neutral reward" title=${rewardTitle}>reward ${formatReward(o.reward)}</span>` : nothing}
+          ${o.reward !== null ? html`<span class="pill neutral reward" title=${rewardTitle}>reward ${formatReward(o.reward)}${derivedMark(r, 'outcome.reward')}</span>` : nothing}
           ${o.status ? html`<span class="pill neutral outcome-status" title="exit status">${o.status}</span>` : nothing}
         </span>
       </div>
@@ -1383,12 +1428,22 @@ export class TiApp extends LitElement {
         ${t.durationSec !== null ? html`<span>${formatDuration(t.durationSec)}</span>` : nothing}
         ${t.hasTokens ? html`<span title="prompt → completion tokens, all steps">${formatCount(t.prompt)} → ${formatCount(t.completion)} tok</span>` : nothing}
         ${t.hasCost ? html`<span>${formatCost(t.cost)}</span>` : nothing}
-        ${r.environment.image ? html`<span title="environment image">${r.environment.image}</span>` : nothing}
+        ${r.environment.image ? html`<span title="environment image">image <span class="value">${r.environment.image}</span></span>` : nothing}
+        ${r.environment.workdir ? html`<span class="workdir" title="working directory">cwd <span class="value">${r.environment.workdir}</span></span>` : nothing}
         ${this.renderRefSummary(r)}
         ${m.sliced
           ? html`<span class="sliced" title=${`The rollout is ${formatSize(m.sliced.fullChars)} of text: each step's full content is fetched when its card comes into view (${formatSize(m.sliced.headChars)} sent up front).`}>large rollout · steps load as you scroll</span>`
           : nothing}
       </div>
+      ${r.links?.length
+        ? html`<div class="rollout-links">
+            ${r.links.map((l, i) =>
+              l.missing
+                ? html`<span class="missing" title=${l.missing}>${linkText(l)} (${l.missing})</span>`
+                : html`<button class="link" data-relation=${l.relation} title=${l.path ?? 'in this file'} @click=${() => post({ type: 'openLink', rolloutIndex: m.rolloutIndex, stepIndex: null, link: i })}>${linkText(l)}</button>`,
+            )}
+          </div>`
+        : nothing}
       ${rolloutCount(m) > 1 ? this.renderPicker(m) : nothing}
       ${r.task.instruction
         ? html`<details class="instruction">
@@ -1433,7 +1488,8 @@ export class TiApp extends LitElement {
         <kbd>Enter</kbd> next unlabelled · <kbd>u</kbd> undo · <kbd>?</kbd> all keys
       </div>
       <main class="timeline" role="list" data-sliced=${m.sliced ? 'true' : 'false'} @rangeChanged=${this.onRange} @click=${this.onCardClick} @note-done=${this.onNoteDone} @toggle-expand=${(e: CustomEvent<{ index: number }>) => this.toggleExpand(e.detail.index)}
-        @show-source=${(e: CustomEvent<{ index: number }>) => post({ type: 'showInSource', rolloutIndex: m.rolloutIndex, stepIndex: e.detail.index })}>
+        @show-source=${(e: CustomEvent<{ index: number }>) => post({ type: 'showInSource', rolloutIndex: m.rolloutIndex, stepIndex: e.detail.index })}
+        @open-link=${(e: CustomEvent<{ index: number; link: number }>) => post({ type: 'openLink', rolloutIndex: m.rolloutIndex, stepIndex: e.detail.index, link: e.detail.link })}>
         ${virtualize({ items: steps, keyFunction: (s) => s.index, renderItem: (s) => this.renderCard(m, s, lines, start, idx) })}
       </main>`;
   }

@@ -15,7 +15,8 @@ import type { ReplayStepView } from '../../src/shared/protocol';
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { CurrentLabel } from '../../src/core/labels/api';
-import type { Action, Observation, Step } from '../../src/core/model';
+import type { Action, FileEdit, Observation, RolloutLink, Step } from '../../src/core/model';
+import { diffLines } from 'diff';
 import { MAX_NOTE_CHARS, type ScoresMessage, type StepScoreView } from '../../src/shared/protocol';
 import { formatScore, HEAT_CSS, heatBucket, scoreTitle, scoreWord } from '../scores';
 import { labelTitle, valueText, type StepLabel } from '../labels';
@@ -54,10 +55,86 @@ const KIND_LABEL: Record<Action['kind'], string> = {
   finish: 'finish',
 };
 
+/** Edit lines shown while collapsed. */
+const EDIT_LINES = 16;
+
+const EVENT_TITLE: Record<NonNullable<Step['event']>['kind'], string> = {
+  compaction: 'the context was compacted here: the turn holds the summary the agent continued from',
+  api_error: 'the model call failed',
+  interrupted: 'the user interrupted the agent',
+  unknown_record: 'a record the loader does not know, shown raw',
+  notice: 'a notice from the agent harness, not a model turn',
+};
+
+const LINK_VERB: Record<RolloutLink['relation'], string> = {
+  subagent: '↳ subagent',
+  parent: '↑ parent',
+  attempt: '⟲ attempt',
+  'raw-session': '⧉ raw session',
+  converted: '⧉ converted trajectory',
+};
+
+/** The text of a link button: its relation and label. */
+export function linkText(l: RolloutLink): string {
+  return `${LINK_VERB[l.relation]}: ${l.label}`;
+}
+
+/** One line of an edit's display, with its diff class (`ins`, `del`, `hunk`, or '' for context). */
+interface EditLine {
+  cls: string;
+  text: string;
+}
+
+/** Lines of a text without its final newline ('' gives none). */
+function textLines(t: string): string[] {
+  if (t === '') return [];
+  const l = t.split('\n');
+  if (l[l.length - 1] === '') l.pop();
+  return l;
+}
+
+/** The display lines of a file edit: replacements as line diffs, a write as its added content, a patch by its line prefixes. */
+export function editLines(e: FileEdit): EditLine[] {
+  switch (e.op) {
+    case 'write':
+      return textLines(e.content).map((text) => ({ cls: 'ins', text: `+${text}` }));
+    case 'replace':
+      return e.edits.flatMap((x, i) => [
+        ...(e.edits.length > 1 ? [{ cls: 'hunk', text: `@@ replacement ${i + 1} of ${e.edits.length}${x.replaceAll ? ' (every occurrence)' : ''}` }] : []),
+        ...diffLines(x.oldText, x.newText).flatMap((part) =>
+          textLines(part.value).map((text) => ({ cls: part.added ? 'ins' : part.removed ? 'del' : '', text: `${part.added ? '+' : part.removed ? '-' : ' '}${text}` })),
+        ),
+      ]);
+    case 'patch':
+      return textLines(e.patch).map((text) => ({
+        cls: text.startsWith('+') && !text.startsWith('+++') ? 'ins' : text.startsWith('-') && !text.startsWith('---') ? 'del' : /^(@@|\*\*\*|diff |index )/.test(text) ? 'hunk' : '',
+        text,
+      }));
+    default:
+      return [];
+  }
+}
+
+/** One line saying what an edit does ("2 replacements", "writes 40 lines", "patch"). */
+export function editSummary(e: FileEdit): string {
+  switch (e.op) {
+    case 'write':
+      return `writes ${textLines(e.content).length} lines`;
+    case 'replace':
+      return e.edits.length === 1 ? (e.edits[0].replaceAll ? 'replaces every occurrence' : 'replaces 1 text') : `${e.edits.length} replacements`;
+    case 'patch':
+      return e.dialect === 'codex' ? 'apply_patch' : 'patch';
+    default:
+      return '';
+  }
+}
+
 /** Fired (bubbling, composed) when the card's expand toggle is clicked. */
 export type ToggleExpandEvent = CustomEvent<{ index: number }>;
 /** Fired when the card's "source" button is clicked. */
 export type ShowSourceEvent = CustomEvent<{ index: number }>;
+/** Fired when a link of the step (a subagent's transcript) is clicked: `link` is its position in `Step.links`. */
+export type OpenLinkEvent = CustomEvent<{ index: number; link: number }>;
 /** Fired when the note editor is done: `note` is the text to save, or undefined when cancelled. */
 export type NoteDoneEvent = CustomEvent<{ index: number; note?: string | null }>;
 
@@ -275,6 +352,93 @@ export class TiStepCard extends LitElement {
     .truncated {
       color: var(--vscode-editorWarning-foreground, #cca700);
       border: 1px solid var(--vscode-editorWarning-foreground, #cca700);
+    }
+    .exit-from {
+      font-weight: 400;
+      opacity: 0.8;
+    }
+    .tool-error,
+    .interrupted {
+      color: var(--vscode-errorForeground, #f48771);
+      border: 1px solid var(--vscode-errorForeground, #f48771);
+    }
+    .interrupted {
+      color: var(--vscode-editorWarning-foreground, #cca700);
+      border-color: var(--vscode-editorWarning-foreground, #cca700);
+    }
+    .event {
+      align-self: center;
+      font-size: 10px;
+      font-weight: 600;
+      line-height: 16px;
+      padding: 0 6px;
+      border-radius: 2px;
+      border: 1px dashed var(--vscode-descriptionForeground, #9d9d9d);
+      color: var(--vscode-descriptionForeground, #9d9d9d);
+      text-transform: uppercase;
+      letter-spacing: 0.04em;
+    }
+    .event.api_error,
+    .event.interrupted {
+      border-style: solid;
+      color: var(--vscode-errorForeground, #f48771);
+      border-color: var(--vscode-errorForeground, #f48771);
+    }
+    .event.compaction {
+      color: var(--vscode-charts-purple, #b180d7);
+      border-color: var(--vscode-charts-purple, #b180d7);
+    }
+    .card.event-card {
+      border-style: dashed;
+    }
+    .links {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 4px 8px;
+      font-size: 12px;
+    }
+    .links button.link {
+      font: inherit;
+      color: var(--vscode-textLink-foreground);
+      background: none;
+      border: none;
+      padding: 0;
+      cursor: pointer;
+    }
+    .links button.link:hover {
+      text-decoration: underline;
+    }
+    .links .missing {
+      color: var(--vscode-descriptionForeground);
+      font-style: italic;
+    }
+    .edit {
+      margin: 0;
+      padding: 5px 0;
+      font-family: var(--vscode-editor-font-family, monospace);
+      font-size: var(--vscode-editor-font-size, 12px);
+      line-height: 1.45;
+      white-space: pre-wrap;
+      overflow-wrap: anywhere;
+      background: var(--vscode-textCodeBlock-background, rgba(128, 128, 128, 0.12));
+      border-radius: 3px;
+    }
+    .edit > span {
+      display: block;
+      padding: 0 8px;
+    }
+    .edit .ins {
+      background: var(--vscode-diffEditor-insertedLineBackground, rgba(155, 185, 85, 0.2));
+    }
+    .edit .del {
+      background: var(--vscode-diffEditor-removedLineBackground, rgba(255, 0, 0, 0.2));
+    }
+    .edit .hunk {
+      color: var(--vscode-descriptionForeground);
+    }
+    .edit-note {
+      font-size: 11px;
+      color: var(--vscode-descriptionForeground);
     }
     /* Reference label: a square two-part tag ("ref" + value), unlike the round outcome/exit pills,
        so scores and user labels can sit beside it later. */
@@ -569,6 +733,7 @@ export class TiStepCard extends LitElement {
     }
     if (s.costUsd !== null) parts.push(html`<span class="meta cost">${formatCost(s.costUsd)}</span>`);
     if (s.copiedContext) parts.push(html`<span class="meta copied" title="copied from an earlier context">copied context</span>`);
+    if (s.event) parts.push(html`<span class="event ${s.event.kind}" title=${EVENT_TITLE[s.event.kind]}>${s.event.label}</span>`);
     if (typeof s.castTime === 'number') {
       parts.push(html`<span class="meta cast-time" title="where this step starts in the terminal recording">▶ ${formatClock(s.castTime)}</span>`);
     }
@@ -657,7 +822,45 @@ export class TiStepCard extends LitElement {
       : nothing}</div>`;
   }
 
+  /** Links of the step (the subagent it started): a button each, or why the target is missing. */
+  private renderLinks(links: readonly RolloutLink[]): TemplateResult | typeof nothing {
+    if (!links.length) return nothing;
+    return html`<div class="links">
+      ${links.map((l, i) =>
+        l.missing
+          ? html`<span class="missing" title=${l.missing}>${linkText(l)} (${l.missing})</span>`
+          : html`<button class="link" data-relation=${l.relation} title=${l.path ?? 'in this file'} @click=${(e: Event) => this.openLink(e, i)}>${linkText(l)}</button>`,
+      )}
+    </div>`;
+  }
+
+  private openLink(e: Event, link: number): void {
+    e.stopPropagation();
+    this.dispatchEvent(new CustomEvent('open-link', { detail: { index: this.step.index, link }, bubbles: true, composed: true }));
+  }
+
+  /** A recorded file change: a line diff of each replacement, the written content, or the patch text. */
+  private renderEdit(e: FileEdit): TemplateResult {
+    const lines = editLines(e);
+    const max = this.expanded ? Infinity : EDIT_LINES;
+    const shown = lines.slice(0, max);
+    return html`${e.op === 'other' ? html`<div class="edit-note">${e.reason}</div>` : nothing}${shown.length
+        ? html`<pre class="edit">${shown.map((l) => html`<span class=${l.cls}>${l.text}</span>`)}${lines.length > shown.length
+            ? html`<span class="hunk">… ${lines.length - shown.length} more lines</span>`
+            : nothing}</pre>`
+        : nothing}`;
+  }
+
   private renderAction(a: Action): TemplateResult {
+    if (a.edit && a.edit.op !== 'other') {
+      return html`<div class="action-head">
+          <span class="kind kind-${a.kind}">${KIND_LABEL[a.kind]}</span>
+          ${a.tool ? html`<span class="tool">${a.tool}</span>` : nothing}
+          ${a.edit.path ?? a.path ? html`<span class="path">${a.edit.path ?? a.path}</span>` : nothing}
+          <span class="edit-note">${editSummary(a.edit)}</span>
+        </div>
+        ${this.renderEdit(a.edit)}`;
+    }
     const args = a.command === null ? formatArguments(a.arguments) : '';
     const argText = this.expanded ? args : clampText(args, ARG_LINES, ARG_CHARS).text;
     return html`<div class="action-head">
@@ -677,8 +880,12 @@ export class TiStepCard extends LitElement {
       <div class="obs-head">
         <span>output</span>
         ${o.exitCode !== null
-          ? html`<span class="badge exit-code ${o.exitCode === 0 ? 'ok' : 'fail'}" title="exit code">exit ${o.exitCode}</span>`
+          ? o.exitCodeFrom === 'text'
+            ? html`<span class="badge exit-code ${o.exitCode === 0 ? 'ok' : 'fail'} from-text" title="exit code read from the output text (the format has no exit code field)">exit ${o.exitCode} <span class="exit-from">(from text)</span></span>`
+            : html`<span class="badge exit-code ${o.exitCode === 0 ? 'ok' : 'fail'}" title="exit code">exit ${o.exitCode}</span>`
           : nothing}
+        ${o.isError && (o.exitCode === null || o.exitCode === 0) ? html`<span class="badge tool-error" title="the tool reported an error">error</span>` : nothing}
+        ${o.interrupted ? html`<span class="badge interrupted" title="the call was interrupted before it finished">interrupted</span>` : nothing}
         ${o.truncated ? html`<span class="badge truncated" title="the source says this output was cut">truncated</span>` : nothing}
       </div>
       <ti-output .text=${o.output} .maxLines=${this.expanded ? 0 : this.collapseLines}></ti-output>
@@ -707,7 +914,8 @@ export class TiStepCard extends LitElement {
     const pairs = pairActions(s);
     // Some formats derive the reasoning from the message (SWE-agent's THOUGHT): show it once.
     const reasoning = s.reasoning && s.reasoning.trim() && !s.message.includes(s.reasoning.trim()) ? s.reasoning : null;
-    const empty = !s.message.trim() && !reasoning && pairs.length === 0;
+    const links = s.links ?? [];
+    const empty = !s.message.trim() && !reasoning && pairs.length === 0 && !links.length && !s.event;
     const l = this.label;
     const lab = l && l.value !== null ? `lab-${valueText(l.value).word} ${valueText(l.value).word}${l.origin === 'propagated' ? ' lab-propagated' : ''}` : '';
     const heat = this.score && this.scoreRange ? `scored heat-${heatBucket(this.score.value, this.scoreRange)}` : '';
@@ -718,7 +926,7 @@ export class TiStepCard extends LitElement {
         <div class="body" ${ref((el) => el instanceof HTMLElement && (el.style.minHeight = `${estimateBodyHeight(s, this.cutFields ?? [], this.expanded, this.collapseLines)}px`))}><div class="slice-loading" role="status">${gist ? html`<span class="gist">${gist}</span> · ` : nothing}loading the full step (${describeCut(this.cutFields)})…</div></div>
       </div>`;
     }
-    return html`<div class="card role-${s.role} ${lab} ${heat}">
+    return html`<div class="card role-${s.role} ${lab} ${heat} ${s.event ? `event-card event-${s.event.kind}` : ''}">
       ${this.renderHead(s)} ${this.renderNote()}
       <div class="body">
         ${this.renderMessage(s.message)}
@@ -728,7 +936,7 @@ export class TiStepCard extends LitElement {
               <div>${reasoning}</div>
             </details>`
           : nothing}
-        ${pairs.map((p) => this.renderPair(p))}
+        ${pairs.map((p) => this.renderPair(p))} ${this.renderLinks(links)}
         ${empty ? html`<div class="empty-step">(empty step)</div>` : nothing}
       </div>
     </div>`;

@@ -338,3 +338,23 @@ describe('webview step store (issue 7)', () => {
 
 
 
+
+describe('step heads of file edits (issue 13)', () => {
+  it('cuts the long texts of an edit and says so; a short edit is kept whole', () => {
+    const long = Array.from({ length: 400 }, (_, i) => `line ${i}`).join('\n');
+    const step = makeStep(0, 'agent', {
+      actions: [
+        { kind: 'file_edit', command: null, tool: 'Write', callId: 'a', path: '/w/a.txt', edit: { op: 'write', path: '/w/a.txt', content: long } },
+        { kind: 'file_edit', command: null, tool: 'Edit', callId: 'b', path: '/w/b.txt', edit: { op: 'replace', path: '/w/b.txt', edits: [{ oldText: 'x', newText: 'y', replaceAll: false }] } },
+      ],
+    });
+    const { head, fields } = stepHead(step);
+    assert.deepEqual(fields.map((f) => f.field), ['actions.0.edit']);
+    assert.equal(fields[0].chars, long.length);
+    const e0 = head.actions[0].edit;
+    assert.ok(e0 && e0.op === 'write');
+    assert.equal(e0.content, previewOf(long));
+    assert.equal(head.actions[1], step.actions[1], 'the short edit is the same object');
+    assert.match(describeCut(fields), /^edit /);
+  });
+});
