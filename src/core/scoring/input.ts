@@ -32,7 +32,14 @@ export function toScoreStep(s: Step): ScoreStep {
     message: s.message === '' ? null : s.message,
     reasoning: s.reasoning,
     actions: s.actions.map((a): ScoreAction => ({ kind: KIND[a.kind] ?? 'other', command: a.command, tool: a.tool, arguments: argumentsText(a.arguments) })),
-    observations: s.observations.map((o) => ({ output: o.output, exitCode: o.exitCode, truncated: o.truncated })),
+    // isError / interrupted only when said, so the input (and its cache key) of other formats is unchanged.
+    observations: s.observations.map((o) => ({
+      output: o.output,
+      exitCode: o.exitCode,
+      truncated: o.truncated,
+      ...(o.isError !== undefined ? { isError: o.isError } : {}),
+      ...(o.interrupted !== undefined ? { interrupted: o.interrupted } : {}),
+    })),
     durationMs: s.durationSec === null ? null : Math.round(s.durationSec * 1000),
   };
 }

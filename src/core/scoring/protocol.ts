@@ -88,6 +88,10 @@ export const ScoreObservation = z.object({
   output: z.string().nullable(),
   exitCode: z.number().int().nullable(),
   truncated: z.boolean(),
+  /** True when the tool reported an error (a coding agent's failed tool call); absent = not said. */
+  isError: z.boolean().optional(),
+  /** True when the call was interrupted before it finished; absent = not said. */
+  interrupted: z.boolean().optional(),
 });
 export type ScoreObservation = z.infer<typeof ScoreObservation>;
 

@@ -19,6 +19,9 @@
  *   code and tracebacks report the failing tests, not a broken command)
  * - `timeout`        an exit code 124 or 137, or the output says the command timed out → cap 0.15
  * - `exit-code`      any other non-zero exit code → cap 0.2
+ * - `tool-error`     the tool reported an error (Claude Code `is_error`, a failed tool call) and no
+ *                    exit code says otherwise → cap 0.3
+ * - `interrupted`    the call was interrupted before it finished (the user stopped it) → cap 0.35
  * - `error-text`     the output has error text (Traceback, `XError:`, command not found, No such
  *                    file or directory, Permission denied, fatal:, Segmentation fault, panic:) → cap 0.3
  * - `repeat-failed`  the same action as an earlier step that failed (exit code or error text) → cap 0.25
@@ -29,7 +32,7 @@
 import type { ScoreRollout, ScoreStep, StepScore } from '../../core/scoring/protocol';
 
 /** Version of the rules; part of the cache key (bump on every change of a value). */
-export const RULES_VERSION = '1.1.0';
+export const RULES_VERSION = '1.2.0';
 
 /** One rule: its id, what fires it and what it does (shown in docs and tests). */
 export interface RuleInfo {
@@ -47,6 +50,8 @@ export const RULES: readonly RuleInfo[] = [
   { id: 'tests-fail', when: 'the first test run of the rollout has failures', effect: 'cap 0.45' },
   { id: 'timeout', when: 'exit code 124 or 137, or the output says it timed out', effect: 'cap 0.15' },
   { id: 'exit-code', when: 'any other non-zero exit code', effect: 'cap 0.2' },
+  { id: 'tool-error', when: 'the tool reported an error (and no non-zero exit code already says so)', effect: 'cap 0.3' },
+  { id: 'interrupted', when: 'the call was interrupted before it finished', effect: 'cap 0.35' },
   { id: 'error-text', when: 'error text in the output (Traceback, XError:, command not found, …)', effect: 'cap 0.3' },
   { id: 'repeat-failed', when: 'the same action as an earlier step that failed', effect: 'cap 0.25' },
   { id: 'repeat', when: 'the same action as an earlier step', effect: 'cap 0.45' },
@@ -66,6 +71,8 @@ export const VALUES = {
   timeout: 0.15,
   exitCode: 0.2,
   errorText: 0.3,
+  toolError: 0.3,
+  interrupted: 0.35,
   repeatFailed: 0.25,
   repeat: 0.45,
   noOp: 0.4,
@@ -227,12 +234,17 @@ export function scoreStep(step: ScoreStep, state: RolloutState): StepScore {
       capAt(VALUES.exitCode, `exit-code: exit code ${bad}`);
       failed = true;
     }
+    if (bad === undefined && step.observations.some((o) => o.isError === true)) {
+      capAt(VALUES.toolError, 'tool-error: the tool reported an error');
+      failed = true;
+    }
     const err = ERROR_RES.find(([re]) => re.test(text));
     if (err) {
       capAt(VALUES.errorText, `error-text: ${err[1]} in the output`);
       failed = true;
     }
   }
+  if (step.observations.some((o) => o.interrupted === true)) capAt(VALUES.interrupted, 'interrupted: the call was interrupted before it finished');
 
   const real = step.actions.filter((a) => a.kind !== 'finish');
   if (real.length) {

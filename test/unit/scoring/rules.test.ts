@@ -77,6 +77,22 @@ describe('built-in scorer rules', () => {
     assert.match(out[3].explanation!, /repeat-failed: repeats #3, which failed/);
   });
 
+  it('caps a tool error a coding agent recorded (is_error) and an interrupted call, unless an exit code already says it failed', () => {
+    const s = newState();
+    const withObs = (i: number, o: Partial<ScoreStep['observations'][number]>): ScoreStep =>
+      agent(i, `cmd${i}`, null, null, { observations: [{ output: 'some output', exitCode: null, truncated: false, ...o }] });
+    const e = scoreStep(withObs(0, { isError: true }), s);
+    assert.equal(e.value, VALUES.toolError);
+    assert.match(e.explanation!, /^tool-error/);
+    const both = scoreStep(withObs(1, { isError: true, exitCode: 2 }), s);
+    assert.equal(both.value, VALUES.exitCode);
+    assert.doesNotMatch(both.explanation!, /tool-error/);
+    const stopped = scoreStep(withObs(2, { interrupted: true }), s);
+    assert.equal(stopped.value, VALUES.interrupted);
+    assert.match(stopped.explanation!, /interrupted/);
+    assert.equal(scoreStep(withObs(3, { isError: false }), s).value, VALUES.baseUnknown);
+  });
+
   it('marks no-op and empty steps, leaves non-agent steps unscored', () => {
     const s = newState();
     assert.equal(scoreStep(agent(0, null, null, null, { message: 'Let me think.' }), s).value, VALUES.noOp);
@@ -87,7 +103,7 @@ describe('built-in scorer rules', () => {
     assert.equal(scoreStep(agent(4, 'ls', 'a b', 0), s).value, VALUES.baseExitZero);
     assert.equal(labelOf(0.6), 'good');
     assert.equal(labelOf(0.45), 'neutral');
-    assert.equal(RULES.length, 11);
+    assert.equal(RULES.length, 13);
   });
 
   it('scores a real SWE-agent rollout: exception text and repeats are found where the file has them', async () => {
