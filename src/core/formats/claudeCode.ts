@@ -5,7 +5,7 @@
  * Where the format is defined: Anthropic publishes no schema for the file. What this reader relies
  * on comes from
  * - the Claude Agent SDK's TypeScript types (`@anthropic-ai/claude-agent-sdk`, formerly
- *   `@anthropic-ai/claude-code`, `sdk.d.ts`: `SDKAssistantMessage`, `SDKUserMessage`,
+ *   `@anthropic-ai/claude-code`; `sdk.d.ts`: `SDKAssistantMessage`, `SDKUserMessage`,
  *   `SDKCompactBoundaryMessage` {compact_metadata: {trigger, pre_tokens}}; `sdk-tools.d.ts`:
  *   `BashInput` {command}, `FileEditInput` {file_path, old_string, new_string, replace_all},
  *   `FileMultiEditInput` {file_path, edits[]}, `FileWriteInput` {file_path, content},
@@ -16,7 +16,9 @@
  *   progress, `toolUseResult`, `isSidechain`, `agentId`, `agent-<id>.meta.json` {toolUseId}),
  *   marot/spotter `test/fixtures/transcripts/README.md` (progress `agent_progress` records tie a
  *   subagent's `agentId` to the `Task` call by `parentToolUseID`), ryoppippi/ccusage (usage,
- *   `costUSD`);
+ *   `costUSD`); jeremedia/claude-code-log-format `source-docs/JSONL_LOGGING.md` (notes from
+ *   the CLI 2.0.55 source: `agent-<agentId>.jsonl` beside the session for `isSidechain && agentId`,
+ *   records deduplicated by `uuid` within a session);
  * - the real files in `../shared/format-census/claude-code/` (CLI 1.0.95, 2.1.38, 2.1.39).
  *
  * Records (envelope: `type`, `uuid`, `parentUuid`, `sessionId`, `timestamp`, `cwd`, `version`,
@@ -45,9 +47,11 @@
  * - not turns, counted in `metadata.records` and kept where useful: `summary` (→ title when no
  *   `custom-title` / `ai-title`), `custom-title`, `ai-title`, `queue-operation` (enqueued texts
  *   never seen as a user record → `metadata.queuedMessages`), `progress` (hook / bash progress;
- *   `agent_progress` ties an agentId to its Task call), `file-history-snapshot`, `attachment`,
- *   `last-prompt`, `mode`, `permission-mode`, `pr-link`, `agent-name`, `agent-setting`,
- *   `worktree-state`, `bridge-session`, `tag`.
+ *   `agent_progress` ties an agentId to its Task call), `file-history-snapshot`,
+ *   `file-history-delta`, `attachment`, `last-prompt`, `mode`, `permission-mode`, `pr-link`,
+ *   `agent-name`, `agent-setting`, `worktree-state`, `bridge-session`, `tag`, `frame-link`,
+ *   `cost-state`, `atis-latch` (the bookkeeping types readers of newer CLIs list: e.g.
+ *   claude-code-log `models.py`, jeremedia/claude-code-log-format `source-docs/JSONL_LOGGING.md`).
  * - any other `type`: a record with a `message` (it looks like a turn) is shown raw as a step
  *   with event `unknown_record`; others are counted, with one located warning per type.
  * - a record whose `uuid` repeats an earlier one (a resumed session copies records) is skipped
@@ -160,6 +164,7 @@ const NON_TURN_TYPES: ReadonlySet<string> = new Set([
   'queue-operation',
   'progress',
   'file-history-snapshot',
+  'file-history-delta',
   'attachment',
   'last-prompt',
   'mode',
@@ -170,6 +175,9 @@ const NON_TURN_TYPES: ReadonlySet<string> = new Set([
   'worktree-state',
   'bridge-session',
   'tag',
+  'frame-link',
+  'cost-state',
+  'atis-latch',
 ]);
 
 /** Tools that start a subagent. */
@@ -596,18 +604,23 @@ export class ClaudeCodeStream implements RecordStream {
   /** The child rollout of a sidechain record of a main file. */
   private childState(rec: RecordEnvelope): RolloutState {
     const main = this.mainState(rec);
+    const owner = rec.parentUuid ? this.uuidOwner.get(rec.parentUuid) : undefined;
+    const chained = owner && owner !== main ? owner : undefined;
     if (rec.agentId) {
       const known = this.childByAgent.get(rec.agentId);
       if (known) return known;
-      const c = this.newRollout(`${main.id}/agent-${rec.agentId}`, this.children.length + 1);
+      // A sidechain that continues one without an agentId yet takes this agentId (its id stays).
+      let c = chained && chained.agentId === null ? chained : undefined;
+      if (!c) {
+        c = this.newRollout(`${main.id}/agent-${rec.agentId}`, this.children.length + 1);
+        this.children.push(c);
+      }
       c.agentId = rec.agentId;
-      this.children.push(c);
       this.childByAgent.set(rec.agentId, c);
       for (const r of this.rollouts()) for (const call of r.calls.values()) if (call.agentId === rec.agentId) this.touch(r, call.step);
       return c;
     }
-    const owner = rec.parentUuid ? this.uuidOwner.get(rec.parentUuid) : undefined;
-    if (owner && owner !== main && owner.agentId === null) return owner;
+    if (chained) return chained;
     const c = this.newRollout(`${main.id}/sidechain-${this.children.filter((x) => x.agentId === null).length + 1}`, this.children.length + 1);
     this.children.push(c);
     return c;
