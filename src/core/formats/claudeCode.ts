@@ -45,8 +45,9 @@
  *   (notice); `stop_hook_summary` (a notice only when a hook failed or blocked), `turn_duration`
  *   and content-less records are counted in `metadata.records`.
  * - not turns, counted in `metadata.records` and kept where useful: `summary` (→ title when no
- *   `custom-title` / `ai-title`), `custom-title`, `ai-title`, `queue-operation` (enqueued texts
- *   never seen as a user record → `metadata.queuedMessages`), `progress` (hook / bash progress;
+ *   `custom-title` / `ai-title`), `custom-title`, `ai-title`, `queue-operation` (queued texts —
+ *   `enqueue`, or `remove`/`popAll` with content — never seen as a user record →
+ *   `metadata.queuedMessages` {line, timestamp, operation, content}), `progress` (hook / bash progress;
  *   `agent_progress` ties an agentId to its Task call), `file-history-snapshot`,
  *   `file-history-delta`, `attachment`, `last-prompt`, `mode`, `permission-mode`, `pr-link`,
  *   `agent-name`, `agent-setting`, `worktree-state`, `bridge-session`, `tag`, `frame-link`,
@@ -147,14 +148,14 @@ const Usage = z.looseObject({
   cache_read_input_tokens: z.number().nullish(),
 });
 const AssistantMessage = z.looseObject({ id: OptStr, model: OptStr, content: Content, usage: Usage.nullish() });
-const ToolUseBlock = z.looseObject({ type: z.string(), id: z.string(), name: z.string(), input: z.unknown() });
+const ToolUseBlock = z.looseObject({ type: z.string(), id: z.string(), name: z.string(), input: z.unknown().optional() });
 const ToolResultBlock = z.looseObject({
   type: z.string(),
   tool_use_id: z.string(),
   content: z.union([z.string(), z.array(z.unknown())]).nullish(),
   is_error: OptBool,
 });
-const SystemRecord = z.looseObject({ subtype: OptStr, content: z.unknown(), level: OptStr });
+const SystemRecord = z.looseObject({ subtype: OptStr, content: z.unknown().optional(), level: OptStr });
 
 /** Record types that are bookkeeping, not turns (see the module docs). */
 const NON_TURN_TYPES: ReadonlySet<string> = new Set([
@@ -204,14 +205,16 @@ function isMessageRecord(v: unknown): boolean {
   );
 }
 
-/** A bookkeeping record only Claude Code writes (for files that hold nothing else yet). */
+/**
+ * A bookkeeping record of Claude Code (NON_TURN_TYPES) with the fields it writes there: a
+ * `sessionId`, or for `summary` a `leafUuid`, for the file-history records a `messageId`. Files
+ * may begin with many of them (1.x: a `summary` per earlier leaf; newer: `mode`, `last-prompt`).
+ */
 function isClaudeBookkeeping(v: unknown): boolean {
-  if (!isObject(v)) return false;
+  if (!isObject(v) || typeof v.type !== 'string' || !NON_TURN_TYPES.has(v.type)) return false;
   if (v.type === 'summary') return typeof v.summary === 'string' && typeof v.leafUuid === 'string';
-  if (v.type === 'file-history-snapshot') return isObject(v.snapshot) && typeof v.messageId === 'string';
-  if (v.type === 'queue-operation') return typeof v.operation === 'string' && typeof v.sessionId === 'string';
-  if (v.type === 'progress') return typeof v.uuid === 'string' && typeof v.sessionId === 'string' && isObject(v.data);
-  return false;
+  if (v.type.startsWith('file-history-')) return typeof v.messageId === 'string';
+  return typeof v.sessionId === 'string';
 }
 
 function detect(input: LoadInput): Detection {
@@ -302,6 +305,7 @@ function classifyUserText(text: string, rec: RecordEnvelope): TurnKind {
     const inner = t.startsWith(`<${tag}>`) ? tagText(t, tag) : null;
     if (inner !== null) return { role: 'system', message: inner, event: { kind: 'notice', label } };
   }
+  if (t.startsWith('<local-command-caveat>')) return { role: 'system', message: tagText(t, 'local-command-caveat') ?? text, event: { kind: 'notice', label: 'Caveat (local commands)' } };
   if (t.startsWith('<bash-input>')) return { role: 'user', message: tagText(t, 'bash-input') ?? text, event: { kind: 'notice', label: 'Shell command run by the user (!)' } };
   if (t.startsWith('<bash-stdout>') || t.startsWith('<bash-stderr>')) {
     const out = [tagText(t, 'bash-stdout'), tagText(t, 'bash-stderr')].filter((x) => x).join('\n');
@@ -461,13 +465,12 @@ export class ClaudeCodeStream implements RecordStream {
   private ownAgentId: string | null = null;
   private readonly mainId: string | null;
   private mainIdFixed = false;
-  private ended = false;
 
   private readonly records = new Map<string, number>();
   private readonly unknownWarned = new Set<string>();
   private titles: { custom: string | null; ai: string | null; summary: string | null } = { custom: null, ai: null, summary: null };
   private readonly summaries: { leafUuid: string | null; summary: string }[] = [];
-  private readonly queued: { line: number; timestamp: string | null; content: string }[] = [];
+  private readonly queued: { line: number; timestamp: string | null; operation: string; content: string }[] = [];
   private readonly userTexts = new Set<string>();
   /** Calls whose subagent is named by a progress record or meta file before the call is seen. */
   private readonly agentIdByCall = new Map<string, { agentId: string; line: number | null }>();
@@ -698,14 +701,21 @@ export class ClaudeCodeStream implements RecordStream {
   // -- records --------------------------------------------------------------------------------
 
   push(lines: readonly JsonlLine[]): void {
-    for (const l of lines) this.pushLine(l);
+    for (const l of lines) {
+      try {
+        this.pushLine(l);
+      } catch (e) {
+        // A record this reader fails on is a located issue, never the end of the stream.
+        this.issue(this.lineIssue(l, null, 'a Claude Code record this reader can read', `an error reading it (${(e as Error).message})`));
+      }
+    }
   }
 
-  end(): void {
-    this.ended = true;
-    // Calls never answered: their subagent links now say so.
-    for (const r of this.rollouts()) for (const c of r.calls.values()) if (SUBAGENT_TOOLS.has(c.name) && !c.answered) this.touch(r, c.step);
-  }
+  /**
+   * Nothing is held back here (a partial last line was pushed and reported as a bad line), and
+   * "no more lines for now" changes nothing: a Task call without a result may still be running.
+   */
+  end(): void {}
 
   private count(key: string): void {
     this.records.set(key, (this.records.get(key) ?? 0) + 1);
@@ -1021,7 +1031,10 @@ export class ClaudeCodeStream implements RecordStream {
         if (typeof v.aiTitle === 'string') this.titles.ai = v.aiTitle;
         return;
       case 'queue-operation':
-        if (v.operation === 'enqueue' && typeof v.content === 'string') this.queued.push({ line: l.line, timestamp: rec.timestamp ?? null, content: v.content });
+        // enqueue: typed while the agent worked; remove/popAll with content: taken out as steering.
+        if (typeof v.operation === 'string' && typeof v.content === 'string') {
+          this.queued.push({ line: l.line, timestamp: rec.timestamp ?? null, operation: v.operation, content: v.content });
+        }
         return;
       case 'progress': {
         const d = isObject(v.data) ? v.data : {};
@@ -1101,9 +1114,9 @@ export class ClaudeCodeStream implements RecordStream {
       }
       return { relation: 'subagent', label, path: inSub, rolloutId, callId, missing };
     }
-    // Without an agentId the call is unresolved for good once it is answered (or the file ended)
-    // and the subagents folder (meta files) has been read.
-    if ((call.answered || this.ended) && this.listDone >= 0 && this.listing === null) {
+    // Without an agentId the call is unresolved for good once it is answered and the subagents
+    // folder (meta files) has been read; unanswered, the subagent may still be running.
+    if (call.answered && this.listDone >= 0 && this.listing === null) {
       const missing = 'the transcript does not say which subagent ran this call (no agentId, no sidechain starting with its prompt)';
       if (!call.warned) {
         call.warned = true;
@@ -1111,7 +1124,7 @@ export class ClaudeCodeStream implements RecordStream {
       }
       return { relation: 'subagent', label, path: null, rolloutId: null, callId, missing };
     }
-    return { relation: 'subagent', label, path: null, rolloutId: null, callId, missing: 'the subagent has not reported yet' };
+    return { relation: 'subagent', label, path: null, rolloutId: null, callId, missing: 'no result and no agentId yet (the subagent may still be running)' };
   }
 
   private parentLinks(r: RolloutState): RolloutLink[] | undefined {
@@ -1134,7 +1147,9 @@ export class ClaudeCodeStream implements RecordStream {
   // -- snapshot -------------------------------------------------------------------------------
 
   private materialize(r: RolloutState, b: StepBuilder): Step {
-    const message = b.message ?? b.texts.join('\n\n');
+    let message = b.message ?? b.texts.join('\n\n');
+    // An assistant message with no blocks at all is shown as such, never as an empty step.
+    if (b.role === 'agent' && !message && !b.thoughts.length && !b.actions.length && !b.observations.length) message = '[empty assistant message]';
     const step = makeStep(b.index, b.role, {
       sourceId: b.sourceId,
       message,

@@ -322,6 +322,64 @@ describe('formats/claudeCode on the 2.1.39 session with compaction and a subagen
   });
 });
 
+describe('formats/claudeCode: how a Task call finds its subagent transcript in other layouts', () => {
+  /** The main file with every mention of the agentId but `keep` removed (result agentId, result text, progress). */
+  function withoutAgentIds(keep: 'none' | 'result'): string {
+    return text(MAIN)
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => {
+        const o = JSON.parse(l);
+        if (o.type === 'progress' && o.data?.type === 'agent_progress') return '';
+        if (keep === 'none' && o.toolUseResult && typeof o.toolUseResult === 'object') delete o.toolUseResult.agentId;
+        if (Array.isArray(o.message?.content)) {
+          for (const b of o.message.content) if (b.type === 'tool_result' && Array.isArray(b.content)) b.content = b.content.filter((c: any) => !/agentId:/.test(c.text ?? ''));
+        }
+        return JSON.stringify(o);
+      })
+      .filter(Boolean)
+      .join('\n');
+  }
+
+  it('2.0.x: agent-<id>.jsonl beside the session file, named by the result\'s toolUseResult.agentId', async () => {
+    const dir = tmpDir('ti-claude-20-');
+    const main = path.join(dir, `${SID}.jsonl`);
+    fs.writeFileSync(main, withoutAgentIds('result'));
+    fs.copyFileSync(censusFile(SUB), path.join(dir, 'agent-a881341.jsonl'));
+    const { rollouts, issues } = await loadAll(main);
+    assert.deepEqual(issues, []);
+    const link = rollouts[0].steps.flatMap((s) => s.links ?? [])[0];
+    assert.equal(link.path, path.join(dir, 'agent-a881341.jsonl'));
+    assert.equal(link.missing, undefined);
+  });
+
+  it('2.1.x: agent-<id>.meta.json {toolUseId} names the subagent when nothing in the session does', async () => {
+    const { main, sub } = sessionFolder();
+    fs.writeFileSync(main, withoutAgentIds('none'));
+    const task = toolUses(MAIN).find((b) => b.name === 'Task')!;
+    fs.writeFileSync(sub.replace(/\.jsonl$/, '.meta.json'), JSON.stringify({ agentType: task.input.subagent_type, description: task.input.description, toolUseId: task.id }));
+    const { rollouts, issues } = await loadAll(main);
+    assert.deepEqual(issues, []);
+    assert.deepEqual(rollouts[0].steps.flatMap((s) => s.links ?? []).map((l) => [l.path, l.callId, l.missing ?? null]), [[sub, task.id, null]]);
+    // The subagent transcript reads its parent's call id and type from the same meta file.
+    const child = (await loadAll(sub)).rollouts[0];
+    assert.equal(child.links?.[0].callId, task.id);
+    assert.equal(child.metadata.subagentType, task.input.subagent_type);
+  });
+
+  it('no agentId anywhere and no sidechain: the link says so and a warning names the Task call\'s line', async () => {
+    const { main } = sessionFolder(false);
+    fs.writeFileSync(main, withoutAgentIds('none'));
+    const { rollouts, issues } = await loadAll(main);
+    const task = toolUses(MAIN).find((b) => b.name === 'Task')!;
+    const callLine = fs.readFileSync(main, 'utf8').split('\n').findIndex((l) => l.includes(`"id":"${task.id}"`)) + 1;
+    assert.deepEqual(issues.map((i) => i.line), [callLine]);
+    const link = rollouts[0].steps.flatMap((s) => s.links ?? [])[0];
+    assert.deepEqual([link.path, link.rolloutId], [null, null]);
+    assert.match(link.missing ?? '', /does not say which subagent/);
+  });
+});
+
 describe('formats/claudeCode on a 1.0.95 session (VibeCodingTracker fixture)', () => {
   it('reads the session: tool calls, a real Edit, MCP and TodoWrite calls, the resumed session\'s repeated record', async () => {
     const { rollouts, issues } = await loadAll(censusFile(V1));
@@ -410,6 +468,32 @@ describe('formats/claudeCode bad input', () => {
     assert.deepEqual(raw.event, { kind: 'unknown_record', label: 'Unknown record type "future-turn"' });
     assert.equal(raw.message, base.message.content);
     assert.equal((rollouts[0].metadata.records as Record<string, number>)['future-state'], 2);
+  });
+});
+
+describe('formats/claudeCode API errors and newer bookkeeping', () => {
+  it('an API error (system api_error retry record, isApiErrorMessage synthetic reply) is a system step with event api_error', async () => {
+    // Shapes as public readers of newer CLIs record them (system/api_error: error {status, message},
+    // retryAttempt, maxRetries; the synthetic reply: model "<synthetic>", isApiErrorMessage, apiErrorStatus).
+    const recs = records(SHORT);
+    const user = recs.find((x) => x.r.type === 'user')!.r;
+    const env = { parentUuid: user.uuid, isSidechain: false, userType: 'external', cwd: user.cwd, sessionId: user.sessionId, version: user.version, gitBranch: user.gitBranch };
+    const retry = { ...env, type: 'system', subtype: 'api_error', level: 'error', error: { status: 529, message: 'Overloaded' }, retryInMs: 1000, retryAttempt: 1, maxRetries: 10, uuid: 'e-1', timestamp: '2026-02-10T21:20:00.000Z' };
+    const reply = { ...env, type: 'assistant', uuid: 'e-2', timestamp: '2026-02-10T21:20:05.000Z', isApiErrorMessage: true, apiErrorStatus: 529, error: 'server_error', message: { id: 'x', model: '<synthetic>', role: 'assistant', type: 'message', content: [{ type: 'text', text: 'API Error: 529 Overloaded' }] } };
+    const f = path.join(tmpDir(), 'api-error.jsonl');
+    fs.writeFileSync(f, [JSON.stringify({ type: 'mode', mode: 'normal', sessionId: user.sessionId }), text(SHORT).trimEnd(), JSON.stringify(retry), JSON.stringify(reply)].join('\n') + '\n');
+    assert.deepEqual(acceptedBy(LOADERS, f, fs.readFileSync(f, 'utf8')), ['claude-code'], 'a leading mode record does not hide the format');
+    const { rollouts, issues } = await loadAll(f);
+    assert.deepEqual(issues, []);
+    const r = rollouts[0];
+    const tail = r.steps.slice(-2);
+    assert.deepEqual(tail.map((s) => [s.role, s.event, s.message]), [
+      ['system', { kind: 'api_error', label: 'API error 529 (retry 1/10)' }, 'Overloaded'],
+      ['system', { kind: 'api_error', label: 'API error 529 (server_error)' }, 'API Error: 529 Overloaded'],
+    ]);
+    // The synthetic reply is not the model: the rollout's model stays the real one.
+    assert.equal(r.agent.model, 'claude-opus-4-6');
+    assert.deepEqual(r.metadata.models, ['claude-opus-4-6']);
   });
 });
 
