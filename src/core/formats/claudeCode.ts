@@ -88,7 +88,11 @@
  * record types, tool results without their call, subagent transcripts that are missing → located
  * warnings in `input.issues` and `metadata.warnings`; the rest is shown.
  *
- * `load` is the record stream (`stream`) fed every line, then `end()` and `snapshot()`.
+ * `load` is the record stream (`stream`) fed every line, then `end()`, `settle()` (the folder
+ * listings that tell whether subagent files exist) and `snapshot()`. The stream lists the
+ * subagents folder (and the session's folder) when it starts and again when a record names an
+ * agent whose file was not there; a link says `missing` only after a listing made after the agent
+ * was named. `end()` changes nothing: a Task call without a result may still be running.
  */
 import * as path from 'node:path';
 import { z } from 'zod';
@@ -416,8 +420,6 @@ interface CallInfo {
 
 interface RolloutState {
   id: string;
-  /** 0 = main; children are numbered in order of appearance. */
-  ordinal: number;
   agentId: string | null;
   steps: StepBuilder[];
   cache: (Step | undefined)[];
@@ -457,6 +459,8 @@ export class ClaudeCodeStream implements RecordStream {
   private main: RolloutState | null = null;
   private readonly children: RolloutState[] = [];
   private readonly childByAgent = new Map<string, RolloutState>();
+  /** Sidechains without an agentId seen so far (their ids are numbered). */
+  private sidechains = 0;
   private readonly uuidOwner = new Map<string, RolloutState>();
   private readonly seenUuid = new Map<string, number>();
   private readonly repeated: number[] = [];
@@ -536,7 +540,6 @@ export class ClaudeCodeStream implements RecordStream {
       this.listing = null;
       // Every subagent link may now resolve (found or missing).
       for (const r of this.rollouts()) for (const c of r.calls.values()) if (SUBAGENT_TOOLS.has(c.name)) this.touch(r, c.step);
-      if (this.main) this.touch(this.main, this.main.steps.length);
       if (this.relistWanted) {
         this.relistWanted = false;
         this.startListing();
@@ -554,10 +557,9 @@ export class ClaudeCodeStream implements RecordStream {
 
   // -- rollout states -------------------------------------------------------------------------
 
-  private newRollout(id: string, ordinal: number): RolloutState {
+  private newRollout(id: string): RolloutState {
     return {
       id,
-      ordinal,
       agentId: null,
       steps: [],
       cache: [],
@@ -585,7 +587,7 @@ export class ClaudeCodeStream implements RecordStream {
    * transcript); until then (bookkeeping records without a sessionId) it is the file's path.
    */
   private mainState(rec: RecordEnvelope | null): RolloutState {
-    if (!this.main) this.main = this.newRollout(this.mainId ?? this.file, 0);
+    if (!this.main) this.main = this.newRollout(this.mainId ?? this.file);
     if (!this.mainIdFixed && rec) {
       const sid = rec.sessionId ?? null;
       if (this.isSubagentFile) {
@@ -615,7 +617,7 @@ export class ClaudeCodeStream implements RecordStream {
       // A sidechain that continues one without an agentId yet takes this agentId (its id stays).
       let c = chained && chained.agentId === null ? chained : undefined;
       if (!c) {
-        c = this.newRollout(`${main.id}/agent-${rec.agentId}`, this.children.length + 1);
+        c = this.newRollout(`${main.id}/agent-${rec.agentId}`);
         this.children.push(c);
       }
       c.agentId = rec.agentId;
@@ -624,7 +626,7 @@ export class ClaudeCodeStream implements RecordStream {
       return c;
     }
     if (chained) return chained;
-    const c = this.newRollout(`${main.id}/sidechain-${this.children.filter((x) => x.agentId === null).length + 1}`, this.children.length + 1);
+    const c = this.newRollout(`${main.id}/sidechain-${++this.sidechains}`);
     this.children.push(c);
     return c;
   }

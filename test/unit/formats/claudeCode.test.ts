@@ -497,6 +497,29 @@ describe('formats/claudeCode API errors and newer bookkeeping', () => {
   });
 });
 
+describe('formats/claudeCode titles', () => {
+  it('title: custom-title, else ai-title, else the summary whose leaf is a record of this file (1.x files carry others\' too)', async () => {
+    const recs = records(SHORT);
+    const leaf = recs.filter((x) => x.r.type === 'assistant').pop()!.r.uuid;
+    const own = { type: 'summary', summary: 'Phoenix server fails to start', leafUuid: leaf };
+    const other = { type: 'summary', summary: 'Some earlier session', leafUuid: '00000000-0000-4000-8000-000000000000' };
+    const write = (extra: object[]): string => {
+      const f = path.join(tmpDir(), 'titled.jsonl');
+      fs.writeFileSync(f, [own, other].map((x) => JSON.stringify(x)).join('\n') + '\n' + text(SHORT).trimEnd() + '\n' + extra.map((x) => JSON.stringify(x) + '\n').join(''));
+      return f;
+    };
+    const sid = recs.find((x) => x.r.sessionId)!.r.sessionId;
+    const a = (await loadAll(write([]))).rollouts[0];
+    assert.equal(a.metadata.title, own.summary);
+    assert.equal(a.id, sid, 'the id comes from the first sessionId even after summary lines without one');
+    assert.deepEqual((a.metadata.summaries as any[]).map((x) => x.summary), [own.summary, other.summary]);
+    const b = (await loadAll(write([{ type: 'ai-title', aiTitle: 'Debug mix phx.server', sessionId: sid }]))).rollouts[0];
+    assert.equal(b.metadata.title, 'Debug mix phx.server');
+    const c = (await loadAll(write([{ type: 'ai-title', aiTitle: 'Debug mix phx.server', sessionId: sid }, { type: 'custom-title', customTitle: 'phx', sessionId: sid }]))).rollouts[0];
+    assert.equal(c.metadata.title, 'phx');
+  });
+});
+
 describe('formats/claudeCode record stream', () => {
   function streamOf(file: string, t: string): ClaudeCodeStream {
     const idx = new LineIndex(t);
