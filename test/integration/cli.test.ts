@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { REPO_ROOT, sample, sampleJson, tmpDir } from '../unit/samples';
+import { censusFile, REPO_ROOT, sample, sampleJson, tmpDir } from '../unit/samples';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 
@@ -39,6 +39,45 @@ describe('CLI (dist/cli.js)', () => {
     const commands = ro.steps.flatMap((s: any) => s.actions.map((a: any) => a.command));
     assert.ok(commands.includes(firstKeys), `commands include ${JSON.stringify(firstKeys)}`);
     for (const s of ro.steps) for (const o of s.observations) assert.ok(o.exitCode === null || Number.isInteger(o.exitCode));
+  });
+
+  it('show --json on a Claude Code session folder: the facts of the real 2.1.39 session and its subagent link', () => {
+    const sid = '258c7280-ae70-4798-800f-63464d01a85d';
+    const dir = tmpDir('ti-cli-claude-');
+    const main = path.join(dir, `${sid}.jsonl`);
+    const sub = path.join(dir, sid, 'subagents', 'agent-a881341.jsonl');
+    fs.copyFileSync(censusFile(`claude-code/${sid}.jsonl`), main);
+    fs.mkdirSync(path.dirname(sub), { recursive: true });
+    fs.copyFileSync(censusFile('claude-code/258c7280_subagents_agent-a881341.jsonl'), sub);
+    const r = cli('show', main, '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout);
+    assert.equal(doc.format, 'claude-code');
+    assert.deepEqual(doc.errors, []);
+    const ro = doc.rollouts[0];
+    assert.equal(ro.id, sid);
+    assert.deepEqual(ro.agent, { name: 'claude-code', version: '2.1.39', model: 'claude-opus-4-6' });
+    assert.equal(ro.workdir, '/home/USER/projects/spotter-worktrees/spotter-gqc');
+    const bash = fs
+      .readFileSync(main, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l))
+      .flatMap((rec) => (rec.type === 'assistant' ? rec.message.content : []))
+      .filter((b: any) => b.type === 'tool_use' && b.name === 'Bash')
+      .map((b: any) => b.input.command);
+    const steps = ro.steps as any[];
+    assert.deepEqual(steps.flatMap((s) => s.actions.filter((a: any) => a.kind === 'shell').map((a: any) => a.command)), bash);
+    assert.deepEqual(
+      steps.flatMap((s) => s.observations.filter((o: any) => o.exitCode !== null).map((o: any) => [o.exitCode, o.exitCodeFrom])),
+      [[128, 'text'], [1, 'text'], [2, 'text'], [2, 'text'], [2, 'text']],
+    );
+    assert.ok(steps.some((s) => s.event?.kind === 'compaction' && /167094 tokens before/.test(s.event.label)));
+    const links = steps.flatMap((s) => s.links ?? []);
+    assert.deepEqual(links.map((l: any) => [l.relation, l.path, l.rolloutId, l.missing]), [['subagent', sub, `${sid}/agent-a881341`, null]]);
+    const edit = steps.flatMap((s) => s.actions).find((a: any) => a.tool === 'Edit');
+    assert.equal(edit.kind, 'file_edit');
+    assert.equal(edit.edit.op, 'replace');
   });
 
   it('show prints a human-readable step list', () => {

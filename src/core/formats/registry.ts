@@ -5,6 +5,7 @@
 import { UnknownFormatError } from '../errors';
 import { asciicastLoader } from './asciicast';
 import { atifLoader, harborTrialResultLoader } from './atif';
+import { claudeCodeLoader } from './claudeCode';
 import { inspectLoader } from './inspect';
 import { miniSweAgentLoader } from './miniSweAgent';
 import { openHandsEvalLoader, openHandsV0Loader, openHandsV1Loader } from './openhands';
@@ -26,6 +27,7 @@ export const LOADERS: readonly FormatLoader[] = [
   tb1TrialLoader,
   tb1RunLoader,
   asciicastLoader,
+  claudeCodeLoader,
   inspectLoader,
   agentProcessBenchLoader,
   processBenchLoader,
