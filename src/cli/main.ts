@@ -11,12 +11,13 @@
  */
 import * as path from 'node:path';
 import { loadPath, LoadResult } from '../core/load';
+import { isWarning } from '../core/errors';
 import type { Rollout, Step } from '../core/model';
 import { fileTitle, stepNumber } from '../core/naming';
 import { printable, printFailures } from './common';
 import { LABEL_USAGE, runAgreement, runExport } from './labels';
 import { runScore, runScorerCheck, SCORE_USAGE } from './score';
-import { partFailures, showJson } from './showJson';
+import { fileWarnings, partFailures, showJson } from './showJson';
 import { REPLAY_USAGE, runReplay } from './replay';
 
 const USAGE = `Usage:
@@ -87,6 +88,9 @@ async function run(argv: string[]): Promise<number> {
   }
   // Files that loaded with parts left out (bad JSONL rows) fail like files that did not load.
   const failures = [...result.failures, ...partFailures(result)];
+  // Warnings (a missing linked file, a record shown raw) are said, and do not fail the command.
+  const warnings = fileWarnings(result);
+  for (const w of warnings) process.stderr.write(`warning: ${printable(w.message)}\n`);
   if (cmd === 'show') {
     if (flags.has('--json')) {
       process.stdout.write(JSON.stringify(showJson(result), null, 2) + '\n');
@@ -102,7 +106,7 @@ async function run(argv: string[]): Promise<number> {
   }
   // validate
   for (const f of result.files) {
-    if (f.issues?.length) continue;
+    if (f.issues?.some((i) => !isWarning(i))) continue;
     const steps = f.rollouts.reduce((n, r) => n + r.steps.length, 0);
     process.stdout.write(`ok ${f.path} (${f.format}${f.schemaVersion ? ` ${f.schemaVersion}` : ''}: ${f.rollouts.length} rollout(s), ${steps} steps)\n`);
   }

@@ -13,11 +13,12 @@
  *         observations: [{exitCode, exitCodeFrom?, isError?, outputChars}] }] }],
  *   files: [{ path, format, schemaVersion, rollouts }],   // rollouts = count per file
  *   errors: [{ path, message }],
+ *   warnings: [{ path, message }],                       // located issues of files that loaded whole (a missing linked file, …)
  *   skipped: [path] }                                       // files of a folder no format reads   // files that failed, and rows left out of files that loaded
  * ```
  * `task` is the task id. `outputChars` counts UTF-16 code units of the recorded output.
  */
-import { RolloutLoadError } from '../core/errors';
+import { formatIssue, isWarning, RolloutLoadError } from '../core/errors';
 import { LOADERS } from '../core/formats/registry';
 import type { LoadFailure, LoadResult } from '../core/load';
 import type { Rollout, RolloutLink } from '../core/model';
@@ -28,6 +29,8 @@ export interface ShowJson {
   rollouts: ShowRollout[];
   files: { path: string; format: string; schemaVersion: string | null; rollouts: number }[];
   errors: { path: string; message: string }[];
+  /** Issues that left nothing out (LocatedIssue.severity 'warning'): one message per issue, `file:line:col …`. */
+  warnings: { path: string; message: string }[];
   /** Files of a folder that no format reads (left out quietly). */
   skipped: string[];
 }
@@ -96,11 +99,17 @@ function rolloutJson(r: Rollout): ShowRollout {
   return out;
 }
 
-/** The parts left out of loaded files (bad JSONL rows), as one located failure per file. */
+/** The parts left out of loaded files (bad JSONL rows), as one located failure per file; warnings are not failures. */
 export function partFailures(result: LoadResult): LoadFailure[] {
-  return result.files
-    .filter((f) => f.issues?.length)
-    .map((f) => ({ path: f.path, error: new RolloutLoadError(f.path, LOADERS.find((l) => l.id === f.format)?.label ?? f.format, f.issues ?? []) }));
+  return result.files.flatMap((f) => {
+    const errors = (f.issues ?? []).filter((i) => !isWarning(i));
+    return errors.length ? [{ path: f.path, error: new RolloutLoadError(f.path, LOADERS.find((l) => l.id === f.format)?.label ?? f.format, errors) }] : [];
+  });
+}
+
+/** The warnings of loaded files (issues that left nothing out), one per issue. */
+export function fileWarnings(result: LoadResult): { path: string; message: string }[] {
+  return result.files.flatMap((f) => (f.issues ?? []).filter(isWarning).map((i) => ({ path: f.path, message: formatIssue(i) })));
 }
 
 /** Builds the `show --json` document from a load result. */
@@ -113,6 +122,7 @@ export function showJson(result: LoadResult): ShowJson {
     rollouts: result.files.flatMap((f) => f.rollouts.map(rolloutJson)),
     files: result.files.map((f) => ({ path: f.path, format: f.format, schemaVersion: f.schemaVersion, rollouts: f.rollouts.length })),
     errors: [...result.failures, ...partFailures(result)].map((f) => ({ path: f.path, message: f.error.message })),
+    warnings: fileWarnings(result),
     skipped: result.skipped,
   };
 }

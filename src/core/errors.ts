@@ -18,6 +18,18 @@ export interface LocatedIssue {
   expected: string;
   /** What the file holds there, shortened (`"robot"`, `missing`, `number 3`). */
   found: string;
+  /**
+   * `warning`: the loader showed everything and the issue is only worth knowing (a linked file that is
+   * missing, a record type shown raw, a tool result without its call, the incomplete last line of a
+   * session still being written); absent or `error`: a part of the file was left out or is invalid.
+   * `validate` and `show` fail only on errors.
+   */
+  severity?: 'error' | 'warning';
+}
+
+/** True for an issue that is only a warning (see LocatedIssue.severity). */
+export function isWarning(issue: LocatedIssue): boolean {
+  return issue.severity === 'warning';
 }
 
 /** Formats a located issue as `file:line:col pointer: expected X, found Y` (the CLI and the UI use this). */

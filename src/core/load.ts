@@ -175,6 +175,20 @@ function parsesAlone(text: string): boolean {
   }
 }
 
+/**
+ * A session format (a loader with `stream`) whose file ends without a newline is likely still being
+ * written: the issues of its last line say so and are warnings, not errors.
+ */
+function markCutLastLine(input: LoadInput, issues: LocatedIssue[]): LocatedIssue[] {
+  const last = input.lines?.[input.lines.length - 1];
+  if (!last || input.text.endsWith('\n')) return issues;
+  return issues.map((i) =>
+    i.line === last.line && i.severity !== 'warning'
+      ? { ...i, severity: 'warning' as const, found: `${i.found} — the last line is incomplete (the session may still be being written)` }
+      : i,
+  );
+}
+
 /** True for bytes that start a ZIP archive (`PK\x03\x04`; Inspect AI `.eval` logs). */
 export function isZip(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
@@ -206,7 +220,7 @@ export async function loadFile(file: string, files: FileAccess = nodeFiles): Pro
   const loader = pickLoader(input);
   const rollouts = await loader.load(input);
   const loaded: LoadedFile = { path: file, format: loader.id, schemaVersion: rollouts[0]?.schemaVersion ?? null, rollouts };
-  if (input.issues?.length) loaded.issues = input.issues;
+  if (input.issues?.length) loaded.issues = loader.stream ? markCutLastLine(input, input.issues) : input.issues;
   return loaded;
 }
 

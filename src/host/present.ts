@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { RolloutLoadError, UnknownFormatError, formatIssue } from '../core/errors';
 import type { Outcome, Rollout, Step } from '../core/model';
 import type { LoadedFile } from '../core/load';
-import { PICKER_MAX, pickerPositions, type CastEventCode, type CastEventView, type CastMessage, type CastView, type IssueView, type LoadErrorMessage, type RolloutMessage, type RolloutSummary, type ViewConfig } from '../shared/protocol';
+import { FILE_ISSUES_MAX, PICKER_MAX, pickerPositions, type CastEventCode, type CastEventView, type CastMessage, type CastView, type IssueView, type LoadErrorMessage, type RolloutMessage, type RolloutSummary, type ViewConfig } from '../shared/protocol';
 
 /** A per-render nonce for the webview CSP: 128 random bits, base64 (never Math.random). */
 export function makeNonce(): string {
@@ -229,6 +229,12 @@ export function rolloutMessage(
     rollout: file.rollouts[i],
     selectStep,
     config,
+    ...(file.issues?.length
+      ? {
+          fileIssues: file.issues.slice(0, FILE_ISSUES_MAX).map((x) => ({ ...x, severity: x.severity ?? 'error', formatted: formatIssue(x) })),
+          fileIssueCount: file.issues.length,
+        }
+      : {}),
   };
 }
 

@@ -147,7 +147,16 @@ export interface RolloutMessage {
    * `steps`). Absent: the steps are whole.
    */
   sliced?: SlicedInfo;
+  /**
+   * Located issues of the file that loaded anyway (warnings: a missing linked file, a record shown
+   * raw; errors: rows or lines left out), at most FILE_ISSUES_MAX; `fileIssueCount` the total. Absent: none.
+   */
+  fileIssues?: (IssueView & { severity: 'error' | 'warning' })[];
+  fileIssueCount?: number;
 }
+
+/** At most this many of a file's issues go with a rollout message. */
+export const FILE_ISSUES_MAX = 50;
 
 /** A text of a step head cut to its preview: which one, and how long the whole text is. */
 export interface CutField {

@@ -286,6 +286,33 @@ export class TiApp extends LitElement {
     .rollout-links button.link:hover {
       text-decoration: underline;
     }
+    .file-issues {
+      margin-top: 4px;
+      font-size: 12px;
+      color: var(--vscode-editorWarning-foreground, #cca700);
+    }
+    .file-issues.has-errors {
+      color: var(--vscode-errorForeground, #f48771);
+    }
+    .file-issues summary {
+      cursor: pointer;
+    }
+    .file-issues ul {
+      margin: 4px 0 0 0;
+      padding-left: 18px;
+      color: var(--vscode-foreground);
+    }
+    .file-issues li.warning::marker {
+      color: var(--vscode-editorWarning-foreground, #cca700);
+    }
+    .file-issues button.link {
+      font: inherit;
+      color: var(--vscode-textLink-foreground);
+      background: none;
+      border: none;
+      padding: 0;
+      cursor: pointer;
+    }
     .rollout-links .missing {
       color: var(--vscode-descriptionForeground);
       font-style: italic;
@@ -1444,6 +1471,7 @@ export class TiApp extends LitElement {
             )}
           </div>`
         : nothing}
+      ${this.renderFileIssues(m)}
       ${rolloutCount(m) > 1 ? this.renderPicker(m) : nothing}
       ${r.task.instruction
         ? html`<details class="instruction">
@@ -1452,6 +1480,28 @@ export class TiApp extends LitElement {
           </details>`
         : nothing}
     </header>`;
+  }
+
+  /** The file's located issues that did not stop it loading: "⚠ 2 warnings", each opening its line. */
+  private renderFileIssues(m: RolloutMessage): TemplateResult | typeof nothing {
+    const issues = m.fileIssues ?? [];
+    if (!issues.length) return nothing;
+    const total = m.fileIssueCount ?? issues.length;
+    const errors = issues.filter((i) => i.severity === 'error').length;
+    const words = [errors ? `${errors} left out` : '', issues.length - errors ? `${issues.length - errors} ${issues.length - errors === 1 ? 'warning' : 'warnings'}` : '']
+      .filter(Boolean)
+      .join(', ');
+    return html`<details class="file-issues ${errors ? 'has-errors' : ''}">
+      <summary>⚠ ${words}${total > issues.length ? ` (first ${issues.length} of ${total})` : ''} in this file</summary>
+      <ul>
+        ${issues.map(
+          (i) => html`<li class=${i.severity}>
+            <button class="link" title="Open this line of the file" @click=${() => post({ type: 'openLocation', file: i.file, line: i.line, column: i.column })}>${i.line !== null ? `line ${i.line}` : 'file'}</button>
+            expected ${i.expected}, found ${i.found}
+          </li>`,
+        )}
+      </ul>
+    </details>`;
   }
 
   private renderPicker(m: RolloutMessage): TemplateResult {

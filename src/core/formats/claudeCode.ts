@@ -655,6 +655,11 @@ export class ClaudeCodeStream implements RecordStream {
     this.issues.push(i);
   }
 
+  /** An issue that leaves nothing out (shown raw, a missing linked file, a result without its call): a warning. */
+  private warn(i: LocatedIssue): void {
+    this.issues.push({ ...i, severity: 'warning' });
+  }
+
   private lineIssue(l: JsonlLine, pointer: string | null, expected: string, found: string): LocatedIssue {
     return { file: this.file, line: l.line, column: 1, pointer, expected, found };
   }
@@ -857,7 +862,7 @@ export class ClaudeCodeStream implements RecordStream {
       }
     }
     if (!call) {
-      this.issue(doc.issue([...at, 'tool_use_id'], 'the id of a tool_use earlier in this transcript', `${JSON.stringify(b.tool_use_id)}, which no tool_use before it has`));
+      this.warn(doc.issue([...at, 'tool_use_id'], 'the id of a tool_use earlier in this transcript', `${JSON.stringify(b.tool_use_id)}, which no tool_use before it has`));
       this.newStep(r, 'environment', l, rec, { observations: [obs], message: '' });
       return;
     }
@@ -1050,13 +1055,13 @@ export class ClaudeCodeStream implements RecordStream {
       this.rawStep(l, rec, v, `Unknown record type "${rec.type}"`);
       if (!this.unknownWarned.has(rec.type)) {
         this.unknownWarned.add(rec.type);
-        this.issue(doc.issue(['type'], 'a record type this reader knows (shown raw)'));
+        this.warn(doc.issue(['type'], 'a record type this reader knows (shown raw)'));
       }
       return;
     }
     if (!this.unknownWarned.has(rec.type)) {
       this.unknownWarned.add(rec.type);
-      this.issue(doc.issue(['type'], 'a record type this reader knows (not a turn: counted in metadata.records, not shown)'));
+      this.warn(doc.issue(['type'], 'a record type this reader knows (not a turn: counted in metadata.records, not shown)'));
     }
   }
 
@@ -1112,7 +1117,7 @@ export class ClaudeCodeStream implements RecordStream {
       const missing = `no ${name} in ${this.subagentsDir}${this.inSubagentsDir ? '' : ` nor beside the session file`}`;
       if (!call.warned) {
         call.warned = true;
-        this.issue({ file: this.file, line: call.agentIdLine ?? call.line, column: 1, pointer: null, expected: `the transcript of subagent ${call.agentId} (${inSub})`, found: 'no such file' });
+        this.warn({ file: this.file, line: call.agentIdLine ?? call.line, column: 1, pointer: null, expected: `the transcript of subagent ${call.agentId} (${inSub})`, found: 'no such file' });
       }
       return { relation: 'subagent', label, path: inSub, rolloutId, callId, missing };
     }
@@ -1122,7 +1127,7 @@ export class ClaudeCodeStream implements RecordStream {
       const missing = 'the transcript does not say which subagent ran this call (no agentId, no sidechain starting with its prompt)';
       if (!call.warned) {
         call.warned = true;
-        this.issue({ file: this.file, line: call.line, column: 1, pointer: null, expected: `the subagent transcript of ${call.name} call ${callId}`, found: 'none named (no agentId recorded, no sidechain with its prompt)' });
+        this.warn({ file: this.file, line: call.line, column: 1, pointer: null, expected: `the subagent transcript of ${call.name} call ${callId}`, found: 'none named (no agentId recorded, no sidechain with its prompt)' });
       }
       return { relation: 'subagent', label, path: null, rolloutId: null, callId, missing };
     }

@@ -16,7 +16,7 @@ import { JsonDoc, LineIndex, splitJsonl } from '../../../src/core/json';
 import { loadFile } from '../../../src/core/load';
 import { nodeFiles } from '../../../src/core/nodeFiles';
 import type { Rollout, Step } from '../../../src/core/model';
-import { acceptedBy, censusFile, CENSUS_DIR, tmpDir } from '../samples';
+import { acceptedBy, censusFile, CENSUS_DIR, tmpDir, tmpFile } from '../samples';
 
 const SID = '258c7280-ae70-4798-800f-63464d01a85d';
 const MAIN = `claude-code/${SID}.jsonl`;
@@ -573,5 +573,30 @@ describe('formats/claudeCode record stream', () => {
     assert.equal(after.rollout.steps[0], before.rollout.steps[0], 'the unchanged step is the same value');
     const none = s.snapshot()[0];
     assert.equal(none.changedFrom, none.rollout.steps.length);
+  });
+});
+
+describe('Claude Code warnings (severity)', () => {
+  it('a missing subagent transcript is a warning: the file loads, show and validate do not fail on it', async () => {
+    const f = await loadFile(censusFile('claude-code/258c7280-ae70-4798-800f-63464d01a85d.jsonl'));
+    const missing = (f.issues ?? []).filter((i) => /transcript of subagent a881341/.test(i.expected));
+    assert.equal(missing.length, 1);
+    assert.equal(missing[0].severity, 'warning');
+    assert.equal(missing[0].line, 1474);
+  });
+
+  it('the incomplete last line of a session still being written is a warning that says so', async () => {
+    const text = fs.readFileSync(censusFile('claude-code/short.jsonl'), 'utf8').trimEnd();
+    const lastNl = text.lastIndexOf('\n');
+    const cut = text.slice(0, lastNl + 1 + Math.floor((text.length - lastNl - 1) / 2));
+    const p = tmpFile('live-session.jsonl', cut);
+    const f = await loadFile(p);
+    const last = cut.split('\n').length;
+    const onLast = (f.issues ?? []).filter((i) => i.line === last);
+    assert.ok(onLast.length >= 1);
+    for (const i of onLast) {
+      assert.equal(i.severity, 'warning');
+      assert.match(i.found, /last line is incomplete/);
+    }
   });
 });
