@@ -4,13 +4,16 @@
  */
 import { UnknownFormatError } from '../errors';
 import { asciicastLoader } from './asciicast';
+import { copilotCliLoader } from './copilotCli';
 import { atifLoader, harborTrialResultLoader } from './atif';
+import { clineLoader } from './cline';
 import { inspectLoader } from './inspect';
 import { miniSweAgentLoader } from './miniSweAgent';
 import { openHandsEvalLoader, openHandsV0Loader, openHandsV1Loader } from './openhands';
 import { agentProcessBenchLoader, prm800kLoader, processBenchLoader, trlStepwiseLoader } from './processLabels';
 import { harborTracesLoader, openAiChatLoader, openAiResponsesLoader, rllmEpisodeLoader } from './rlDumps';
 import { sweAgentLoader } from './sweAgent';
+import { sweTrajRowsLoader } from './sweTrajRows';
 import { tb1RunLoader, tb1TrialLoader } from './tb1';
 import type { FormatLoader, LoadInput } from './types';
 
@@ -26,6 +29,8 @@ export const LOADERS: readonly FormatLoader[] = [
   tb1TrialLoader,
   tb1RunLoader,
   asciicastLoader,
+  copilotCliLoader,
+  clineLoader,
   inspectLoader,
   agentProcessBenchLoader,
   processBenchLoader,
@@ -34,6 +39,7 @@ export const LOADERS: readonly FormatLoader[] = [
   harborTracesLoader,
   openAiResponsesLoader,
   rllmEpisodeLoader,
+  sweTrajRowsLoader,
   openAiChatLoader,
 ];
 
