@@ -150,7 +150,7 @@ export function parseXmlToolUses(text: string): { text: string; uses: XmlToolUse
     let p = m.index + m[0].length;
     const params: Record<string, string> = {};
     let end = text.length;
-    const param = /<([a-z_]+)>/g;
+    const param = /<([A-Za-z_]\w*)>/g;
     for (;;) {
       const close = text.indexOf(closeTag, p);
       param.lastIndex = p;

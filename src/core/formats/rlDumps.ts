@@ -159,7 +159,8 @@ class Conversation {
   addActions(step: Step, actions: Action[], fromText = false): void {
     for (const a of actions) {
       step.actions.push(a);
-      if (a.kind !== 'finish' || a.callId !== null) {
+      // A finish written as text still gets an answer (SWE-agent's `submit` review prompt).
+      if (a.kind !== 'finish' || a.callId !== null || fromText) {
         this.pending.push({ step, action: a });
         if (fromText && step === this.lastAgent()) this.textCallsPending = true;
       }

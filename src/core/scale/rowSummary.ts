@@ -66,7 +66,7 @@ class StepCounter {
 
   addAction(step: MiniStep, kind: string, callId: string | null, fromText = false): void {
     step.actions++;
-    if (kind !== 'finish' || callId !== null) {
+    if (kind !== 'finish' || callId !== null || fromText) {
       this.pending.push({ step, callId });
       if (fromText && step === this.lastAgent()) this.textCallsPending = true;
     }
