@@ -290,7 +290,12 @@ export function clineAction(name: string, rawArgs: unknown, callId: string | nul
 // ---------------------------------------------------------------------------------------------
 // User messages: results, scaffolding, the rest
 
-const RESULT_HEAD = /^\[([A-Za-z_][\w-]*)(?: for '[\s\S]*?')?(?: in '[\s\S]*?')?\] Result:/;
+/**
+ * A result header: `[name] Result:`, `[name for '…'] Result:`, Roo's `[read_file for 3 files] Result:`,
+ * `[switch_mode to 'code' because: …] Result:` (the description may span lines; it ends at the first
+ * `] Result:`).
+ */
+const RESULT_HEAD = /^\[([A-Za-z_][\w-]*)(?:[ :][\s\S]*?)?\] Result:/;
 
 /** True for a block Cline adds to every user message (not typed by the user, not a result). */
 function isScaffolding(text: string): boolean {

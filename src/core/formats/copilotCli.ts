@@ -65,10 +65,9 @@
  * This module never imports `vscode`.
  */
 import { z } from 'zod';
-import { RolloutLoadError, type LocatedIssue } from '../errors';
+import { formatIssue, RolloutLoadError, type LocatedIssue } from '../errors';
 import type { JsonDoc, JsonlLine } from '../json';
 import { makeStep, unknownOutcome, type Action, type FileEdit, type Observation, type Rollout, type RolloutLink, type Step, type StepEvent } from '../model';
-import { finishRows } from './rows';
 import { editPath, parseArguments, shellCommand, toolCallAction } from './toolCalls';
 import type { FormatLoader, LoadInput, RecordStream, StreamedRollout, StreamStart } from './types';
 import { isObject, num, secondsBetween, str } from './util';
@@ -669,6 +668,7 @@ class CopilotStream implements RecordStream {
     if (f.ephemeral) metadata.ephemeralEvents = f.ephemeral;
     if (Object.keys(f.unknown).length) metadata.unknownEvents = f.unknown;
     if (f.unrequestedTools) metadata.unrequestedToolRuns = f.unrequestedTools;
+    if (this.issues.length) metadata.warnings = this.issues.map(formatIssue);
     if (log === this.main) {
       if (f.taskComplete) metadata.taskComplete = f.taskComplete;
       if (f.shutdown) {
@@ -738,9 +738,11 @@ export const copilotCliLoader: FormatLoader = {
     s.push(input.lines);
     s.end?.();
     const rollouts = s.snapshot().map((x) => x.rollout);
-    const main = rollouts[0];
-    const anyEvent = rollouts.some((r) => r.steps.length > 0) || Number(main.metadata.events) > 0;
-    return finishRows(input, LABEL, anyEvent ? rollouts : [], [...s.issues], 'Copilot CLI event');
+    if (Number(rollouts[0].metadata.events) === 0) {
+      throw new RolloutLoadError(input.path, LABEL, s.issues.length ? [...s.issues] : [{ file: input.path, line: null, column: null, pointer: null, expected: 'at least one Copilot CLI event', found: 'none' }]);
+    }
+    if (s.issues.length) (input.issues ??= []).push(...s.issues);
+    return rollouts;
   },
   stream(start: StreamStart): RecordStream {
     return new CopilotStream(start);

@@ -156,6 +156,13 @@ describe('formats/copilotCli on a real Copilot CLI session', () => {
     // Everything before the cut line is there (the shutdown record was the cut one).
     assert.equal(r.steps.filter((s) => s.role === 'agent').length, (await one(censusFile(COPILOT))).steps.filter((s) => s.role === 'agent').length);
     assert.equal(r.outcome.status, null);
+    // The stream fed the same lines (the cut one pushed as is at the end) gives the same rollouts.
+    const fileText = fs.readFileSync(file, 'utf8');
+    const st = copilotCliLoader.stream!({ path: file, files: nodeFiles, parseLine: makeInput(file, fileText, nodeFiles).parseLine });
+    st.push(splitJsonl(fileText));
+    st.end!();
+    assert.deepEqual(st.snapshot().map((x) => x.rollout), loaded.rollouts);
+    assert.deepEqual(st.issues, issues);
   });
 
   it('sub-agents: events with an agentId form a child rollout linked from the step whose task call started it', async () => {
