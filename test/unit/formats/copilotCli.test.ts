@@ -16,7 +16,7 @@ import { splitJsonl } from '../../../src/core/json';
 import { loadFile, makeInput } from '../../../src/core/load';
 import type { Rollout } from '../../../src/core/model';
 import { nodeFiles } from '../../../src/core/nodeFiles';
-import { acceptedBy, CENSUS_DIR, censusFile, rangeValue, tmpDir } from '../samples';
+import { acceptedBy, CENSUS_DIR, censusFile, rangeValue, SAMPLES_DIR, tmpDir } from '../samples';
 
 const COPILOT = 'copilot-cli/copilot.jsonl';
 const text = (): string => fs.readFileSync(censusFile(COPILOT), 'utf8');
@@ -211,5 +211,19 @@ describe('formats/copilotCli on a real Copilot CLI session', () => {
       }
     }
     assert.ok(checked >= 15, `${checked} census files`);
+    // None of them takes any of the other formats' samples.
+    const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+    let samples = 0;
+    for (const f of walk(SAMPLES_DIR).filter((p) => /\.(json|jsonl|traj)$/.test(p))) {
+      let got: string[];
+      try {
+        got = acceptedBy([copilotCliLoader, clineLoader, sweTrajRowsLoader], f, fs.readFileSync(f, 'utf8'));
+      } catch {
+        continue;
+      }
+      assert.deepEqual(got, [], f);
+      samples++;
+    }
+    assert.ok(samples >= 15, `${samples} samples`);
   });
 });
