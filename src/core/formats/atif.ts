@@ -16,14 +16,18 @@
  *
  * ATIF has no exit code, no reward and no task id: the exit code is read from inline markers when a
  * converter left one in the output text (`[exit_code] N`, OpenHands' `[The command completed with
- * exit code N.]`), and reward / task come from the trial's `result.json` when it sits beside the
- * trajectory. Everything else unknown stays null.
+ * exit code N.]` / `[Command finished with exit code N]`; textToolCalls.ts `inlineExitCode`, marked
+ * `exitCodeFrom: 'text'`), and reward / task come from the trial's `result.json` when it sits beside
+ * the trajectory. An agent step without `tool_calls` whose message holds text tool calls (the
+ * `<function=…>` form converters leave when function calling is off) gets them as actions, the
+ * message shown without them. Everything else unknown stays null.
  */
 import * as path from 'node:path';
 import { z } from 'zod';
 import { formatIssue, RolloutLoadError } from '../errors';
 import { JsonDoc } from '../json';
 import { unknownOutcome, type Observation, type Outcome, type Rollout, type Step } from '../model';
+import { inlineExitCode, textExitCode, textToolCalls } from './textToolCalls';
 import { toolCallAction, toolNames } from './toolCalls';
 import type { FileAccess, FormatLoader, LoadInput } from './types';
 import { contentText, isObject, resolvedFromReward, secondsBetween, singleDoc, str, terminusReplyActions } from './util';
@@ -195,14 +199,6 @@ function atifText(content: unknown): string {
     .join('');
 }
 
-/** Exit code written inline by a converter (`[exit_code] N`, OpenHands' completion line); the last one wins. */
-function inlineExitCode(text: string): number | null {
-  const re = /\[exit_code\]\s*(-?\d+)|\[The command completed with exit code (-?\d+)\.\]/g;
-  let code: number | null = null;
-  for (let m = re.exec(text); m; m = re.exec(text)) code = Number(m[1] ?? m[2]);
-  return code;
-}
-
 /** A subagent trajectory referenced from an observation (kept as a reference, never inlined). */
 interface SubagentRef {
   stepIndex: number;
@@ -230,6 +226,15 @@ function mapStep(s: AtifStep, i: number, index: number, src: StepSource, refs: S
   if (s.source === 'agent' && actions.length === 0 && typeof s.message === 'string') {
     actions = terminusReplyActions(s.message) ?? [];
   }
+  // Function calling off: the calls are written into the message as text (`<function=…>`, textToolCalls.ts).
+  let shown = message;
+  if (s.source === 'agent' && actions.length === 0) {
+    const parsed = textToolCalls(message);
+    if (parsed) {
+      actions = parsed.actions;
+      shown = parsed.text;
+    }
+  }
   const observations: Observation[] = (s.observation?.results ?? []).map((r) => {
     const output = atifText(r.content);
     for (const ref of r.subagent_trajectory_ref ?? []) {
@@ -243,7 +248,7 @@ function mapStep(s: AtifStep, i: number, index: number, src: StepSource, refs: S
         exists: null,
       });
     }
-    return { callId: r.source_call_id ?? null, output, exitCode: inlineExitCode(output), truncated: false };
+    return { callId: r.source_call_id ?? null, output, ...textExitCode(inlineExitCode(output)), truncated: false };
   });
   const m = s.metrics;
   const tokens =
@@ -254,7 +259,7 @@ function mapStep(s: AtifStep, i: number, index: number, src: StepSource, refs: S
     index,
     sourceId: s.step_id,
     role: s.source,
-    message,
+    message: shown,
     reasoning: s.reasoning_content ?? null,
     actions,
     observations,

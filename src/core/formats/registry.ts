@@ -4,14 +4,17 @@
  */
 import { UnknownFormatError } from '../errors';
 import { asciicastLoader } from './asciicast';
+import { copilotCliLoader } from './copilotCli';
 import { atifLoader, harborTrialResultLoader } from './atif';
 import { claudeCodeLoader } from './claudeCode';
+import { clineLoader } from './cline';
 import { inspectLoader } from './inspect';
 import { miniSweAgentLoader } from './miniSweAgent';
 import { openHandsEvalLoader, openHandsV0Loader, openHandsV1Loader } from './openhands';
 import { agentProcessBenchLoader, prm800kLoader, processBenchLoader, trlStepwiseLoader } from './processLabels';
 import { harborTracesLoader, openAiChatLoader, openAiResponsesLoader, rllmEpisodeLoader } from './rlDumps';
 import { sweAgentLoader } from './sweAgent';
+import { sweTrajRowsLoader } from './sweTrajRows';
 import { tb1RunLoader, tb1TrialLoader } from './tb1';
 import type { FormatLoader, LoadInput } from './types';
 
@@ -28,6 +31,8 @@ export const LOADERS: readonly FormatLoader[] = [
   tb1RunLoader,
   asciicastLoader,
   claudeCodeLoader,
+  copilotCliLoader,
+  clineLoader,
   inspectLoader,
   agentProcessBenchLoader,
   processBenchLoader,
@@ -36,6 +41,7 @@ export const LOADERS: readonly FormatLoader[] = [
   harborTracesLoader,
   openAiResponsesLoader,
   rllmEpisodeLoader,
+  sweTrajRowsLoader,
   openAiChatLoader,
 ];
 

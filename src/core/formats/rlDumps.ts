@@ -37,18 +37,21 @@
  *   `finish`; editor tools that write (`str_replace_editor` with `create`/`str_replace`/`insert`/…,
  *   `write_file`, `edit_file`, `apply_patch`, …) → `file_edit`; anything else → `tool` with the
  *   parsed arguments (a JSON-string argument that parses is stored parsed, else as recorded; a null
- *   argument stays null). Hermes/Qwen text tool calls
- *   (`<tool_call>{"name":…, "arguments":…}</tool_call>` in an assistant text without structured
- *   calls) become actions the same way.
+ *   argument stays null). Text tool calls in an assistant text without structured calls — Hermes/Qwen
+ *   `<tool_call>{"name":…, "arguments":…}</tool_call>` and the XML function form
+ *   `<function=NAME><parameter=K>V</parameter></function>` of SWE-agent / OpenHands prompts without
+ *   function calling (textToolCalls.ts) — become actions the same way; in chat rows the user message
+ *   right after such a message is their output (an observation, not a user step).
  * - Observation linking: by call id (`tool_call_id`, `call_id`); an output without one answers the
  *   oldest unanswered action of the latest agent step (AgentProcessBench-style tool messages carry
  *   only `name`); an output with nothing to answer becomes an `environment` step.
- * - Exit codes are read from the output text only when it carries one: mini-swe-agent's
- *   `<returncode>N</returncode>` (first one), a JSON object output with an integer `exit_code` (or
- *   `returncode`) key at its top level (`{"output": …, "exit_code": 0}`), or an `Exit code: N` /
- *   `exit code: N` line (at most 200 characters) that is the first or last line of the trimmed
- *   output. Otherwise null.
- *   The output text is kept as recorded.
+ * - Exit codes are read from the output text only when it carries one (textToolCalls.ts
+ *   `exitCodeOf`, marked `exitCodeFrom: 'text'`): mini-swe-agent's `<returncode>N</returncode>`
+ *   (first one), a JSON object output with an integer `exit_code` (or `returncode`) key at its top
+ *   level (`{"output": …, "exit_code": 0}`), an `Exit code: N` / `exit code: N` line (at most 200
+ *   characters) that is the first or last line of the trimmed output, else OpenHands' inline
+ *   `[Command finished with exit code N]` / `[The command completed with exit code N.]` (last one).
+ *   Otherwise null. The output text is kept as recorded.
  * - Reasoning: an explicit field (`reasoning_content`, `reasoning`, Responses `reasoning` items'
  *   summary/content text, rLLM `thought`) or a leading `<think>…</think>` block in the text (an
  *   unclosed leading `<think>` makes the whole text reasoning; a `</think>` without an opening tag,
@@ -68,9 +71,10 @@ import { RolloutLoadError } from '../errors';
 import type { JsonDoc, JsonPath } from '../json';
 import { makeStep, unknownOutcome, type Action, type Observation, type Outcome, type Rollout, type Role, type SourceRange, type Step } from '../model';
 import { finishRows, firstRow, IssueCollector, loadRows, rowLine, rowRefs, rowSource, uniqueIds, type RowRef } from './rows';
+import { exitCodeOf, textExitCode, textToolCalls } from './textToolCalls';
 import { shellCommand, toolCallAction, toolNames } from './toolCalls';
 import type { Detection, FormatLoader, LoadInput } from './types';
-import { contentText, isObject, maybeJson, resolvedFromReward, str, terminusReplyActions } from './util';
+import { contentText, isObject, resolvedFromReward, str, terminusReplyActions } from './util';
 
 const CHAT_LABEL = 'OpenAI chat rollout dump';
 const RESPONSES_LABEL = 'NeMo-Gym Responses rollouts';
@@ -109,60 +113,9 @@ export function splitThink(text: string): { reasoning: string | null; text: stri
   return { reasoning: null, text };
 }
 
-/**
- * Hermes/Qwen text tool calls: each `<tool_call>…</tool_call>` block whose body is a JSON object with
- * a string `name` becomes an action (`arguments` or `parameters` as its arguments); the parsed blocks
- * are removed from the text. Null when the text holds no such block.
- */
-export function textToolCalls(text: string): { actions: Action[]; text: string } | null {
-  const OPEN = '<tool_call>';
-  const CLOSE = '</tool_call>';
-  const actions: Action[] = [];
-  let rest = '';
-  let from = 0;
-  for (;;) {
-    const a = text.indexOf(OPEN, from);
-    if (a < 0) break;
-    const b = text.indexOf(CLOSE, a + OPEN.length);
-    if (b < 0) break;
-    const body = maybeJson(text.slice(a + OPEN.length, b).trim());
-    if (isObject(body) && typeof body.name === 'string') {
-      actions.push(toolCallAction(body.name, body.arguments ?? body.parameters, null));
-      rest += text.slice(from, a);
-    } else {
-      rest += text.slice(from, b + CLOSE.length);
-    }
-    from = b + CLOSE.length;
-  }
-  if (actions.length === 0) return null;
-  return { actions, text: (rest + text.slice(from)).trim() };
-}
-
-const RETURNCODE = /<returncode>\s*(-?\d+)\s*<\/returncode>/;
-const EXIT_LINE = /^\s*exit[ _]code:?\s*(-?\d+)\.?\s*$/i;
-
-/** Exit code an output text carries (see the module docs), else null. */
-export function exitCodeOf(output: string): number | null {
-  const rc = RETURNCODE.exec(output);
-  if (rc) return Number(rc[1]);
-  const t = output.trim();
-  if (t.startsWith('{') && t.endsWith('}') && t.length < 5_000_000) {
-    const v = maybeJson(t);
-    if (isObject(v)) {
-      const code = v.exit_code ?? v.returncode;
-      if (typeof code === 'number' && Number.isInteger(code)) return code;
-      return null;
-    }
-  }
-  const firstNl = t.indexOf('\n');
-  const lastNl = t.lastIndexOf('\n');
-  for (const l of [firstNl < 0 ? t : t.slice(0, firstNl), t.slice(lastNl + 1)]) {
-    if (l.length > 200) continue;
-    const m = EXIT_LINE.exec(l);
-    if (m) return Number(m[1]);
-  }
-  return null;
-}
+// Hermes / XML text tool calls and exit codes in output text live in textToolCalls.ts (shared with
+// the ATIF and SWE trajectory row loaders); re-exported here for the row summaries and tests.
+export { exitCodeOf, textToolCalls };
 
 /** Short stable hash of a prompt: `prompt-sha256:<16 hex>`. */
 export function promptGroup(promptText: string): string | null {
@@ -177,11 +130,23 @@ class Conversation {
   readonly steps: Step[] = [];
   /** Actions still waiting for their output, oldest first. */
   private pending: { step: Step; action: Action }[] = [];
+  /** The last step is an agent step whose actions were read from its text and wait for their output. */
+  private textCallsPending = false;
 
   add(role: Role, fields: Partial<Step> = {}): Step {
     const step = makeStep(this.steps.length, role, fields);
     this.steps.push(step);
+    this.textCallsPending = false;
     return step;
+  }
+
+  /**
+   * True when the next user message is the output of text tool calls (`<function=…>` / `<tool_call>`
+   * in the last agent step's text): prompts without function calling return each call's result as
+   * the next user message (SWE-agent `OBSERVATION:`, OpenHands `EXECUTION RESULT of […]`).
+   */
+  awaitsTextResult(): boolean {
+    return this.textCallsPending;
   }
 
   /** The last step when it is an agent step. */
@@ -190,10 +155,15 @@ class Conversation {
     return s && s.role === 'agent' ? s : null;
   }
 
-  addActions(step: Step, actions: Action[]): void {
+  /** Adds actions to a step; `fromText`: they were read from the step's text (see awaitsTextResult). */
+  addActions(step: Step, actions: Action[], fromText = false): void {
     for (const a of actions) {
       step.actions.push(a);
-      if (a.kind !== 'finish' || a.callId !== null) this.pending.push({ step, action: a });
+      // A finish written as text still gets an answer (SWE-agent's `submit` review prompt).
+      if (a.kind !== 'finish' || a.callId !== null || fromText) {
+        this.pending.push({ step, action: a });
+        if (fromText && step === this.lastAgent()) this.textCallsPending = true;
+      }
     }
   }
 
@@ -207,7 +177,8 @@ class Conversation {
       const last = [...this.steps].reverse().find((s) => s.role === 'agent');
       i = last ? this.pending.findIndex((p) => p.step === last) : -1;
     }
-    const obs: Observation = { callId: callId ?? (i >= 0 ? this.pending[i].action.callId : null), output, exitCode: exitCodeOf(output), truncated: false };
+    const obs: Observation = { callId: callId ?? (i >= 0 ? this.pending[i].action.callId : null), output, ...textExitCode(exitCodeOf(output)), truncated: false };
+    this.textCallsPending = false;
     if (i >= 0) {
       this.pending[i].step.observations.push(obs);
       this.pending.splice(i, 1);
@@ -298,7 +269,8 @@ function chatSteps(conv: Conversation, messages: ChatMessage[], doc: JsonDoc, at
     if (role === 'system' || role === 'developer') {
       conv.add('system', { sourceId: i, message: text, range });
     } else if (role === 'user') {
-      conv.add('user', { sourceId: i, message: text, range });
+      if (conv.awaitsTextResult()) conv.observe(null, text, range, i);
+      else conv.add('user', { sourceId: i, message: text, range });
     } else if (role === 'assistant') {
       const { message, reasoning } = agentText(text, [m.reasoning_content, m.reasoning]);
       const step = conv.add('agent', { sourceId: i, message, reasoning, range });
@@ -306,14 +278,11 @@ function chatSteps(conv: Conversation, messages: ChatMessage[], doc: JsonDoc, at
         tc.function ? toolCallAction(tc.function.name, tc.function.arguments, tc.id ?? null) : toolCallAction(tc.name as string, tc.arguments, tc.id ?? null),
       );
       if (m.function_call) calls.push(toolCallAction(m.function_call.name, m.function_call.arguments, null));
-      if (calls.length === 0) {
-        const parsed = textToolCalls(step.message);
-        if (parsed) {
-          step.message = parsed.text;
-          calls.push(...parsed.actions);
-        }
-      }
-      conv.addActions(step, calls);
+      const parsed = calls.length === 0 ? textToolCalls(step.message) : null;
+      if (parsed) {
+        step.message = parsed.text;
+        conv.addActions(step, parsed.actions, true);
+      } else conv.addActions(step, calls);
     } else if (role === 'tool' || role === 'function' || role === 'ipython' || role === 'observation' || role === 'environment') {
       conv.observe(m.tool_call_id ?? null, text, range, i);
     } else {
@@ -774,7 +743,7 @@ function traceSegmentSteps(conv: Conversation, seg: LoadedTrace[], episodeEnds: 
       }
       prevAgent = step;
     } else if ((role === 'user' || role === 'tool') && prevAgent) {
-      prevAgent.observations.push({ callId: null, output: text, exitCode: exitCodeOf(text), truncated: false });
+      prevAgent.observations.push({ callId: null, output: text, ...textExitCode(exitCodeOf(text)), truncated: false });
       prevAgent = null;
     } else {
       conv.add(role === 'system' ? 'system' : role === 'user' ? 'user' : 'environment', { message: text, range });
@@ -995,7 +964,7 @@ function rllmEpisodeRollout(input: LoadInput, ref: RowRef): Rollout {
       } else if (hasObs) {
         const prev = conv.lastAgent();
         const text = valueText(obs);
-        if (prev) prev.observations.push({ callId: null, output: text, exitCode: exitCodeOf(text), truncated: false });
+        if (prev) prev.observations.push({ callId: null, output: text, ...textExitCode(exitCodeOf(text)), truncated: false });
         else conv.add('environment', { sourceId: `${name}/${k}/observation`, message: text, range });
       }
       const lastMsg = cc[cc.length - 1];

@@ -47,6 +47,7 @@ export const ROW_FORMATS: Partial<Record<FormatId, 'line' | 'ordinal'>> = {
   'openai-responses': 'line',
   'rllm-episode': 'line',
   'openhands-eval': 'line',
+  'swe-traj-rows': 'line',
   agentprocessbench: 'ordinal',
   processbench: 'ordinal',
   'trl-stepwise': 'ordinal',

@@ -6,8 +6,8 @@
  *
  * The fast summary replays the loader's step mapping (rlDumps.ts `nemoRowRollout` /
  * `responsesSteps` / `Conversation`) on the items' `type`, `role`, `call_id` and the emptiness of
- * assistant texts only; a text that could hold a `<think>` block or a Hermes `<tool_call>` is
- * decoded and passed to the loader's own helpers. test/unit/scale/rolloutIndex.test.ts checks it
+ * assistant texts only; a text that could hold a `<think>` block or a text tool call (Hermes
+ * `<tool_call>`, XML `<function=…>`) is decoded and passed to the loader's own helpers. test/unit/scale/rolloutIndex.test.ts checks it
  * against the full loader on the real samples (same ids, groups, rewards, resolved, step counts).
  * This module never imports `vscode`.
  */
@@ -49,10 +49,13 @@ interface MiniStep {
 class StepCounter {
   readonly steps: MiniStep[] = [];
   private pending: { step: MiniStep; callId: string | null }[] = [];
+  /** rlDumps.ts Conversation.awaitsTextResult: the next user message is the output of text tool calls. */
+  textCallsPending = false;
 
   add(agent: boolean): MiniStep {
     const s = { agent, emptyMessage: true, actions: 0, observations: 0 };
     this.steps.push(s);
+    this.textCallsPending = false;
     return s;
   }
 
@@ -61,12 +64,16 @@ class StepCounter {
     return s && s.agent ? s : null;
   }
 
-  addAction(step: MiniStep, kind: string, callId: string | null): void {
+  addAction(step: MiniStep, kind: string, callId: string | null, fromText = false): void {
     step.actions++;
-    if (kind !== 'finish' || callId !== null) this.pending.push({ step, callId });
+    if (kind !== 'finish' || callId !== null || fromText) {
+      this.pending.push({ step, callId });
+      if (fromText && step === this.lastAgent()) this.textCallsPending = true;
+    }
   }
 
   observe(callId: string | null): void {
+    this.textCallsPending = false;
     let i = callId !== null ? this.pending.findIndex((p) => p.callId === callId) : -1;
     if (i < 0 && callId === null) {
       let last: MiniStep | null = null;
@@ -94,7 +101,7 @@ function idText(v: unknown): string | null {
 
 /** Texts that the loader would change (`<think>` blocks, Hermes tool calls, escaped `<` or `/`): decode those. */
 function needsDecoding(b: Buffer, s: number, e: number): boolean {
-  return spanIncludes(b, s, e, 'think>', '<tool_call>', 'u003c', 'u003C');
+  return spanIncludes(b, s, e, 'think>', '<tool_call>', '<function=', 'u003c', 'u003C');
 }
 
 /** Whether the JSON string bytes [s, e) (inside the quotes) are all whitespace as `\s` sees it; null when undecidable without decoding. */
@@ -121,7 +128,7 @@ const THINK_END = Buffer.from('</think>');
  */
 function thinkOnlyRaw(b: Buffer, s: number, e: number): boolean | null {
   const view = b.subarray(s + 1, e - 1);
-  if (view.includes('<tool_call>') || view.includes('u003') || view.includes('<\\/')) return null;
+  if (view.includes('<tool_call>') || view.includes('<function=') || view.includes('u003') || view.includes('<\\/')) return null;
   const openAt = view.indexOf(THINK);
   const close = view.indexOf(THINK_END);
   const base = s + 1;
@@ -524,7 +531,8 @@ export const chatRowSummary: RowSummarizer = (b, file, line, out) => {
     if (role === 'assistant') inPrompt = false;
     if (inPrompt) prompt.push(parseSpan(b, is, end));
     const r = role.toLowerCase();
-    if (r === 'system' || r === 'developer' || r === 'user') conv.add(false);
+    if (r === 'user' && conv.textCallsPending) conv.observe(null);
+    else if (r === 'system' || r === 'developer' || r === 'user') conv.add(false);
     else if (r === 'assistant') {
       const step = conv.add(true);
       const actions = hasCalls ? [...calls] : [];
@@ -535,11 +543,13 @@ export const chatRowSummary: RowSummarizer = (b, file, line, out) => {
         actions.push({ id: null, kind: toolCallAction(v.name, v.arguments, null).kind });
       }
       const span = content as [number, number] | null;
-      if (actions.length === 0 && span && spanIncludes(b, span[0], span[1], '<tool_call>', 'u003c', 'u003C')) {
+      let fromText = false;
+      if (actions.length === 0 && span && spanIncludes(b, span[0], span[1], '<tool_call>', '<function=', 'u003c', 'u003C')) {
         const text = splitThink(contentText(parseSpan(b, span[0], span[1]))).text;
         for (const a of textToolCalls(text)?.actions ?? []) actions.push({ id: a.callId, kind: a.kind });
+        fromText = actions.length > 0;
       }
-      for (const a of actions) conv.addAction(step, a.kind, a.id);
+      for (const a of actions) conv.addAction(step, a.kind, a.id, fromText);
     } else if (r === 'tool' || r === 'function' || r === 'ipython' || r === 'observation' || r === 'environment') conv.observe(toolCallId);
     else conv.add(false);
     return end;
