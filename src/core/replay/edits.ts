@@ -94,7 +94,8 @@ async function writeOrFail(fs: EditFs, path: string, text: string, o: ApplyEditO
     await fs.write(path, text);
     return null;
   } catch (e) {
-    return `cannot write ${path}: ${(e as Error).message}`;
+    const m = (e as Error).message;
+    return `cannot write ${path}: ${m.startsWith(`${path}: `) ? m.slice(path.length + 2) : m}`;
   }
 }
 
