@@ -267,6 +267,7 @@ const EDIT_FAILURE = [
   /^\s*(?:error|Error|ERROR)\b/,
   /apply_patch verification failed/,
   /^patch rejected/m,
+  /^(?:Exit code:|Process exited with code) -?[1-9]\d*$/m,
   /Failed to (?:find expected lines|find context|read file to update|apply patch|write file|delete file)/,
   /^Invalid patch/m,
   /String to replace not found/,

@@ -111,6 +111,9 @@ describe('what a recording says about an edit', () => {
     assert.equal(recordedEditOutcome(obs('patch rejected: empty patch')), 'failed');
     assert.equal(recordedEditOutcome(obs('apply_patch verification failed: Failed to find expected lines in /x')), 'failed');
     assert.equal(recordedEditOutcome(obs('whatever', { exitCode: 1 })), 'failed');
+    // Codex's output header left in the text by a loader: its exit code counts.
+    assert.equal(recordedEditOutcome(obs('Exit code: 1\nWall time: 0 seconds\nOutput:\nFailed to find expected lines in /w/a.py')), 'failed');
+    assert.equal(recordedEditOutcome(obs('Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nM a.py')), 'applied');
     assert.equal(recordedEditOutcome(obs('', { interrupted: true })), 'rejected');
   });
 
