@@ -186,9 +186,18 @@ async function applyUnified(fs: EditFs, edit: Extract<FileEdit, { op: 'patch' }>
   // Verify every file first; write only when all apply.
   const planned: FileChange[] = [];
   for (const p of patches) {
-    const oldName = diffPath(p.oldFileName);
-    const newName = diffPath(p.newFileName);
-    const rel = newName ?? oldName ?? edit.path;
+    let oldName = diffPath(p.oldFileName);
+    let newName = diffPath(p.newFileName);
+    if (p.oldFileName === undefined && p.newFileName === undefined) {
+      // A diff without file headers (Codex's patch_apply_end `unified_diff`): the edit's own file,
+      // created when it is missing and the hunks only add.
+      if (!edit.path) return failed('the unified diff names no file');
+      const adds = p.hunks.every((h) => h.oldLines === 0);
+      const s = await fs.read(resolveEditPath(edit.path, o.cwd));
+      oldName = adds && s.kind === 'missing' ? null : edit.path;
+      newName = edit.path;
+    }
+    const rel = newName ?? oldName;
     if (!rel) return failed('the unified diff names no file');
     const target = resolveEditPath(rel, o.cwd);
     const source = oldName ? resolveEditPath(oldName, o.cwd) : null;

@@ -32,7 +32,7 @@ export const DEFAULT_RULES: readonly NormalizationRule[] = [
   // loader left it in the recorded text: the replay prints none.
   {
     name: 'codex-exec-header',
-    pattern: '^(?:Command: [^\\n]*\\n)?(?:Chunk ID: [^\\n]*\\n)?(?:Exit code: -?\\d+\\n)?Wall time: [\\d.]+ seconds\\n(?:Process (?:exited with code -?\\d+|running with session ID \\d+)\\n)?(?:Original token count: \\d+\\n)?(?:Total output lines: \\d+\\n)?Output:\\n',
+    pattern: '^(?=Command: |Chunk ID: |Exit code: |Wall time: |Process )(?:Command: [^\\n]*\\n)?(?:Chunk ID: [^\\n]*\\n)?(?:Exit code: -?\\d+\\n)?(?:Wall time: [\\d.]+ seconds\\n)?(?:Process (?:exited with code -?\\d+|running with session ID \\d+)\\n)?(?:Original token count: \\d+\\n)?(?:Total output lines: \\d+\\n)?Output:\\n',
     flags: '',
     replacement: '',
   },

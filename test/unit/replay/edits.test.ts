@@ -90,6 +90,23 @@ describe('re-applying file edits', () => {
     assert.equal((await applyFileEdit(fs, { op: 'patch', path: null, patch: 'hello', dialect: 'unified' }, { cwd: '/r' })).reason, 'the unified diff has no hunks');
   });
 
+  it("a diff without file headers (Codex's patch_apply_end changes) patches the edit's file, or creates it", async () => {
+    // The shapes of codex-cli's `changes.<path>.unified_diff`, real census values.
+    const rows = fs.readFileSync(censusFile('codex-cli/vibecodingtracker_codex.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const changes = rows.find((r) => r.payload?.type === 'patch_apply_end' && r.payload.success).payload.changes as Record<string, { type: string; unified_diff: string }>;
+    const [notes, version] = Object.keys(changes);
+    const mem = new MemoryFs({ [version]: 'package core\n\nconst Version = "1.24.0"\n' });
+    const add = await applyFileEdit(mem, { op: 'patch', path: notes, patch: changes[notes].unified_diff, dialect: 'unified' }, { cwd: '/' });
+    assert.equal(add.summary, `patched A ${notes}`);
+    assert.equal(mem.files.get(notes), '# Release Notes\n\nApplied via exec apply_patch cell.\n');
+    // The update's hunk header counts 4 old lines but shows 3: the diff is malformed, and says so.
+    const upd = await applyFileEdit(mem, { op: 'patch', path: version, patch: changes[version].unified_diff, dialect: 'unified' }, { cwd: '/' });
+    assert.match(upd.reason!, /^invalid unified diff: /);
+    const ok = await applyFileEdit(mem, { op: 'patch', path: version, patch: '@@ -1,3 +1,3 @@\n package core\n \n-const Version = "1.24.0"\n+const Version = "1.24"\n', dialect: 'unified' }, { cwd: '/' });
+    assert.equal(ok.summary, `patched M ${version}`);
+    assert.equal(mem.files.get(version), 'package core\n\nconst Version = "1.24"\n');
+  });
+
   it('other edits and Windows paths are not replayable, with the reason', async () => {
     const other: FileEdit = { op: 'other', path: '/n.ipynb', reason: 'NotebookEdit: the notebook is not in the record' };
     assert.equal(editNotReplayable(other), 'NotebookEdit: the notebook is not in the record');

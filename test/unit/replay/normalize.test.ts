@@ -86,6 +86,7 @@ describe('replay normalisation', () => {
   it("Codex CLI's output header (unified exec and the older shell tool) is dropped from a recorded output", async () => {
     const unified = await normalizeOutput('Chunk ID: 8c5717\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\n2 data.txt\n');
     assert.deepEqual([unified.text, unified.fired], ['2 data.txt', ['codex-exec-header']]);
+    assert.equal((await normalizeOutput('Chunk ID: a1\nProcess exited with code 0\nOutput:\ndone\n')).text, 'done');
     const older = await normalizeOutput('Exit code: 1\nWall time: 0.2 seconds\nTotal output lines: 1\nOutput:\nboom');
     assert.equal(older.text, 'boom');
     // Only at the very start, only in that shape.
