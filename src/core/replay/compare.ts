@@ -74,6 +74,10 @@ export async function compareStep(plan: ReplayPlan, planIndex: number, run: Step
   if (run.error) return differs('error', run.error);
   if (run.timedOut) return differs('timeout', 'ran past the step timeout (stopped)');
   if (run.capped) return differs('output-cap', 'printed more than the output cap (stopped)');
+  if (step.background) {
+    if (run.exitCode !== null && run.exitCode !== 0) return differs('exit-code', `could not start in the background (exit ${run.exitCode})`);
+    return { ...base, status: 'same', diffKind: null, summary: `started in the background, as recorded (output in ${step.background}, not compared)`, replayed, rulesFired: fired };
+  }
   if (step.recorded.exitCode !== null && run.exitCode !== null && step.recorded.exitCode !== run.exitCode) {
     return differs('exit-code', `exit code ${step.recorded.exitCode} → ${run.exitCode}`);
   }

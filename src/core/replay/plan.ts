@@ -65,6 +65,11 @@ export interface ReplayStep {
    * mode, wherever the shell is). Edits resolve relative paths against it, else the plan's workdir.
    */
   workdir?: string | null;
+  /**
+   * Set for a command the agent started in the background (Claude Code `run_in_background`): the
+   * container file its output goes to. Its output is not compared (the agent saw none).
+   */
+  background?: string;
   /** Recorded seconds to wait after non-blocking keystrokes (Terminus `duration`), when known. */
   waitSec: number | null;
   recorded: RecordedResult;
@@ -240,6 +245,11 @@ function callWorkdir(format: FormatId, args: unknown): string | null {
   return typeof v === 'string' && v.trim() ? v : null;
 }
 
+/** A command the agent started in the background (Claude Code Bash `run_in_background`). */
+function runsInBackground(format: FormatId, args: unknown): boolean {
+  return format === 'claude-code' && !!args && typeof args === 'object' && (args as Record<string, unknown>).run_in_background === true;
+}
+
 /** The argv or script of a Codex shell call, for recognising an apply_patch written as a command. */
 function codexCommand(a: Step['actions'][number]): string | string[] | null {
   const args = a.arguments as Record<string, unknown> | undefined;
@@ -286,7 +296,14 @@ export function planSteps(rollout: Rollout, mode: ReplayMode, workdir: string | 
       // Terminal-Bench 1's harness types its own setup (asciinema, clear) as system steps: not the agent's.
       const harness = step.role === 'system' && rollout.format === 'tb1-trial';
       if (runnable && !harness && (mode === 'tmux' || a.kind === 'shell' || a.command!.endsWith('\n'))) {
-        out.push({ stepIndex: step.index, kind: 'command', input: a.command!, workdir: stepWorkdir, waitSec: waitOf(a.arguments), recorded, replayable: true, reason: null });
+        if (runsInBackground(rollout.format, a.arguments)) {
+          // Claude Code's `run_in_background`: the agent got a shell id, not output; the replay
+          // starts it the same way (its output to a log in the container) and compares nothing.
+          const log = `/tmp/.ti-replay/background-${step.index}-${i}.log`;
+          out.push({ stepIndex: step.index, kind: 'command', input: `{ ${a.command!.replace(/\n$/, '')}\n} > ${log} 2>&1 &`, background: log, workdir: stepWorkdir, waitSec: null, recorded: { ...recorded, exitCode: null, cwd: null }, replayable: true, reason: null });
+        } else {
+          out.push({ stepIndex: step.index, kind: 'command', input: a.command!, workdir: stepWorkdir, waitSec: waitOf(a.arguments), recorded, replayable: true, reason: null });
+        }
       } else if (a.kind !== 'finish' && !harness) {
         const reason = a.kind === 'file_edit' ? `editor tool ${a.tool ?? ''}: the record does not hold the change precisely enough to re-apply it`.replace('  ', ' ')
           : a.kind === 'tool' ? `tool ${a.tool ?? '?'} is not a shell command`

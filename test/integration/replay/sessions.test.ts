@@ -117,11 +117,22 @@ describe('replay of coding-agent sessions (real Docker engine)', function () {
     assert.equal(await sh(docker, s.containerId!, `cat ${P}/x.py; ls /ro`), 'a = 1\na = 1\n');
   });
 
-  it("Claude Code's shell keeps the working directory between commands, not the exports", async () => {
+  it("Claude Code's shell keeps the working directory between commands, not the exports; a run_in_background command is started and left running", async () => {
     n = 0;
-    const r = session('claude-code', [bash('mkdir -p sub && cd sub && export X=1 && echo "in $PWD"', `in ${P}/sub`), bash('pwd; echo "${X:-unset}"', `${P}/sub\nunset`), bash('cd /tmp; exit 3', '', 3), bash('pwd', '/tmp')]);
-    const { rows } = await replayRollout(docker, r);
-    assert.deepEqual(rows.map((x) => x[2]), ['same', 'same', 'same', 'same']);
+    const r = session('claude-code', [
+      bash('mkdir -p sub && cd sub && export X=1 && echo "in $PWD"', `in ${P}/sub`),
+      bash('pwd; echo "${X:-unset}"', `${P}/sub\nunset`),
+      bash('cd /tmp; exit 3', '', 3),
+      bash('pwd', '/tmp'),
+      // run_in_background: started and left running (the step timeout is 5 s here), its output to a log.
+      call({ kind: 'shell', tool: 'Bash', command: 'sleep 30; echo late', arguments: { command: 'sleep 30; echo late', run_in_background: true } }, 'Command running in background with ID: bash_1'),
+      bash('echo next', 'next'),
+    ]);
+    const { rows, session: s } = await replayRollout(docker, r, { limits: { stepTimeoutSec: 5 }, keep: true });
+    open.push(s);
+    assert.deepEqual(rows.map((x) => x[2]), ['same', 'same', 'same', 'same', 'same', 'same']);
+    assert.match(rows[4][3], /^started in the background, as recorded \(output in \/tmp\/\.ti-replay\/background-\d+-0\.log, not compared\)$/);
+    assert.match(await sh(docker, s.containerId!, 'ps -o args'), /sleep 30/);
   });
 
   it("a Codex CLI session: each command on its own, in the call's workdir; apply_patch written as a shell heredoc is applied as an edit", async () => {
