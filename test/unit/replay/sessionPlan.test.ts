@@ -92,6 +92,15 @@ describe('replay plan of coding-agent sessions', () => {
     assert.match(buildPlan(session('claude-code', steps, '/srv/x'), { image: 'img', copyWorkspace: '/home/me/proj' }).notes![0], /is not the session's cwd \/srv\/x nor above it/);
   });
 
+  it('a Claude Code run_in_background command is planned as a background start with its log', () => {
+    const r = session('claude-code', [makeStep(0, 'agent', { actions: [act({ command: 'npm run dev', tool: 'Bash', arguments: { command: 'npm run dev', run_in_background: true } })], observations: [out('Command running in background with ID: bash_1')] })]);
+    const [s] = buildPlan(r, { image: 'img' }).steps;
+    assert.equal(s.input, '{ npm run dev\n} > /tmp/.ti-replay/background-0-0.log 2>&1 &');
+    assert.equal(s.background, '/tmp/.ti-replay/background-0-0.log');
+    // The same arguments in another format are an ordinary command.
+    assert.equal(buildPlan({ ...r, format: 'copilot-cli' }, { image: 'img' }).steps[0].input, 'npm run dev');
+  });
+
   it('a session with nothing but edits can be replayed', () => {
     const r = session('claude-code', [makeStep(0, 'agent', { actions: [act({ kind: 'file_edit', tool: 'Write', edit: { op: 'write', path: '/w/a', content: 'a' } })] })]);
     assert.equal(buildPlan(r, { image: 'img' }).steps[0].replayable, true);
