@@ -20,7 +20,7 @@ import { parseOptions, printable, UsageError } from './common';
 /** Usage lines of the replay command (joined into the CLI's usage). */
 export const REPLAY_USAGE = `  trajectory-inspector replay <file> [--image IMG] [--to N] [--json]
         [--workdir DIR] [--rollout K] [--step-timeout SEC] [--output-cap BYTES] [--memory MIB] [--cpus N]
-        [--pids N] [--rules FILE.json] [--docker-host URL]
+        [--pids N] [--rules FILE.json] [--docker-host URL] [--copy-workspace DIR]
                                                         re-run the commands in a fresh container (no network) and
                                                         compare with the recording; exit 0 same, 2 diverged, 1 error`;
 
@@ -50,7 +50,7 @@ function num(v: string | undefined, name: string, min: number): number | undefin
 export async function runReplay(argv: string[]): Promise<number> {
   let opts;
   try {
-    opts = parseOptions(argv, ['--image', '--to', '--workdir', '--rollout', '--step-timeout', '--output-cap', '--memory', '--cpus', '--pids', '--rules', '--docker-host'], ['--json']);
+    opts = parseOptions(argv, ['--image', '--to', '--workdir', '--rollout', '--step-timeout', '--output-cap', '--memory', '--cpus', '--pids', '--rules', '--docker-host', '--copy-workspace'], ['--json']);
     if (opts.positional.length !== 1) throw new UsageError('replay takes one rollout file');
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\nUsage:\n${REPLAY_USAGE}\n`);
@@ -86,7 +86,9 @@ export async function runReplay(argv: string[]): Promise<number> {
     const k = num(o.get('--rollout'), '--rollout', 1) ?? 1;
     const rollout = rollouts[k - 1];
     if (!rollout) throw new UsageError(`--rollout ${k}: the file holds ${rollouts.length} rollout(s)`);
-    const plan = buildPlan(rollout, { image: o.get('--image'), workdir: o.get('--workdir') });
+    const copy = o.get('--copy-workspace');
+    if (copy !== undefined && !fs.statSync(copy, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--copy-workspace ${copy}: not a folder`);
+    const plan = buildPlan(rollout, { image: o.get('--image'), workdir: o.get('--workdir'), copyWorkspace: copy });
     const docker = await connect({ dockerHost: o.get('--docker-host') });
     await sweepOrphans(docker).catch(() => undefined);
     // --to N: rollout step N (1-based, as `show` prints it); the last plan step of that rollout step.
@@ -97,11 +99,15 @@ export async function runReplay(argv: string[]): Promise<number> {
     }
     if (!json) {
       process.stdout.write(printable(`replay ${rollout.source.path} [${plan.mode} mode] in ${plan.image} (${plan.imageSource})`) + '\n');
+      for (const n of plan.notes ?? []) process.stdout.write(printable(`  note: ${n}`) + '\n');
     }
     session = new ReplaySession(plan, docker, {
       limits,
       rules,
       onEvent: (e) => {
+        if (!json && e.type === 'workspace') {
+          process.stdout.write(printable(`  copied ${e.files} file(s), ${(e.bytes / 2 ** 20).toFixed(1)} MiB into ${e.dest}${e.skippedDirs.length ? ` (left out: ${e.skippedDirs.slice(0, 5).join(', ')}${e.skippedDirs.length > 5 ? ', …' : ''})` : ''}`) + '\n');
+        }
         if (json || e.type !== 'step-end') return;
         const c = e.result;
         process.stdout.write(printable(`  ${stepNumber(c.stepIndex).padStart(5)} ${statusWord(c).padEnd(14)} ${c.summary}${c.stateMayDiffer ? ' (state may differ)' : ''}`) + '\n');
@@ -118,14 +124,17 @@ export async function runReplay(argv: string[]): Promise<number> {
             rolloutId: rollout.id,
             image: plan.image,
             mode: plan.mode,
+            notes: plan.notes ?? [],
             steps: results.map((r) => ({
               step: r.stepIndex + 1,
+              kind: plan.steps[r.planIndex].kind ?? 'command',
               status: r.status,
               diffKind: r.diffKind,
               summary: r.summary,
               stateMayDiffer: r.stateMayDiffer,
               recorded: r.recorded,
               replayed: r.replayed ? { exitCode: r.replayed.exitCode, cwd: r.replayed.cwd, text: r.replayed.text } : null,
+              ...(r.edit ? { edit: { applied: r.edit.applied, written: r.edit.written, files: r.edit.changes.map((c) => c.path) } } : {}),
             })),
             firstDivergence: first ? { step: first.stepIndex + 1, diffKind: first.diffKind, summary: first.summary } : null,
           },

@@ -1,14 +1,18 @@
 /**
  * Executors: run one plan step in a replay container the way the original harness did.
  *
- * - ExecExecutor   (mini-swe-agent): `bash -c 'exec 2>&1; exec bash -lc "$1"'` per step, in the
- *                  plan's workdir; nothing carries over; exit code from exec inspect.
+ * - ExecExecutor   (mini-swe-agent, Codex CLI, Gemini CLI): `bash -c 'exec 2>&1; exec bash -lc "$1"'`
+ *                  per step, in the plan's workdir (or the step's own: Codex `workdir`, entered with
+ *                  `cd` so a folder missing in the image is an ordinary failure, exit 1); nothing
+ *                  carries over; exit code from exec inspect.
  * - ShellExecutor  (SWE-agent, OpenHands): one long-lived bash over a hijacked exec (stdin). Each
  *                  step's command goes into a file through a heredoc with a random delimiter, is
  *                  sourced with stdin from /dev/null, and is followed by a marker
  *                  `\n\x1e<nonce> <exit code> <cwd>\x1e\n`; cd / export carry over. State
  *                  (`export -p`, cwd) is saved in /tmp/.ti-replay after each step, so the shell is
- *                  restarted where it was after `exit`, a timeout or a snapshot restore.
+ *                  restarted where it was after `exit`, a timeout or a snapshot restore. With
+ *                  `shellState` `cwd` (Claude Code) each command runs in a subshell: its final
+ *                  working directory is kept (also after `exit`), its exports and variables are not.
  * - TmuxExecutor   (Terminal-Bench, Harbor Terminus): keystrokes typed with `tmux send-keys` into a
  *                  160×40 pane; keys that end in Enter wait for the next prompt (PROMPT_COMMAND
  *                  signals `tmux wait-for`); other keys wait the recorded duration; the new part of
@@ -69,7 +73,10 @@ export class ExecExecutor implements Executor {
   }
 
   async run(step: ReplayStep, onData?: (text: string) => void): Promise<StepRun> {
-    const r = await this.c.exec(['bash', '-c', 'exec 2>&1; exec bash -lc "$1"', 'ti-replay', step.input], { workdir: this.plan.workdir, onData });
+    const cmd = step.workdir
+      ? ['bash', '-c', 'exec 2>&1; cd -- "$2" || exit 1; exec bash -lc "$1"', 'ti-replay', step.input, step.workdir]
+      : ['bash', '-c', 'exec 2>&1; exec bash -lc "$1"', 'ti-replay', step.input];
+    const r = await this.c.exec(cmd, { workdir: this.plan.workdir, onData });
     return { output: r.output, exitCode: r.exitCode, cwd: null, timedOut: r.timedOut, capped: r.capped, error: null };
   }
 
@@ -185,10 +192,15 @@ export class ShellExecutor implements Executor {
       if (t && sent < this.c.limits.outputCapBytes) onData?.(t);
       sent += t.length;
     };
+    // cwd+env: the command runs in this shell. cwd only: in a subshell that leaves its final cwd behind.
+    const run =
+      this.plan.shellState === 'cwd'
+        ? `( trap 'pwd > ${STATE_DIR}/cwd' EXIT; . ${STATE_DIR}/step.sh ) </dev/null 2>&1\n__ti_rc=$?; cd "$(cat ${STATE_DIR}/cwd)" 2>/dev/null\n`
+        : `{ . ${STATE_DIR}/step.sh; } </dev/null 2>&1\n__ti_rc=$?; export -p > ${STATE_DIR}/env 2>/dev/null\n`;
     this.socket!.write(
       `cat > ${STATE_DIR}/step.sh <<'${delim}'\n${body}${delim}\n` +
-        `{ . ${STATE_DIR}/step.sh; } </dev/null 2>&1\n` +
-        `__ti_rc=$?; export -p > ${STATE_DIR}/env 2>/dev/null; pwd > ${STATE_DIR}/cwd; printf '\\n\\036%s %d %s\\036\\n' ${nonce} "$__ti_rc" "$PWD"\n`,
+        run +
+        `pwd > ${STATE_DIR}/cwd; printf '\\n\\036%s %d %s\\036\\n' ${nonce} "$__ti_rc" "$PWD"\n`,
     );
     const m = await this.waitFor(new RegExp(`\\n\\x1e${nonce} (-?\\d+) ([^\\x1e]*)\\x1e\\n`), this.c.limits.stepTimeoutSec, this.c.limits.outputCapBytes);
     this.onData = null;

@@ -27,6 +27,15 @@ export interface NormalizationRule {
  * (test/unit/replay/normalize.test.ts shows where each fires).
  */
 export const DEFAULT_RULES: readonly NormalizationRule[] = [
+  // Codex CLI's header on a command's output (unified exec: "Chunk ID … Wall time … Process exited
+  // with code N … Output:"; the older shell tool: "Exit code: N\nWall time: …\nOutput:"), when a
+  // loader left it in the recorded text: the replay prints none.
+  {
+    name: 'codex-exec-header',
+    pattern: '^(?=Command: |Chunk ID: |Exit code: |Wall time: |Process )(?:Command: [^\\n]*\\n)?(?:Chunk ID: [^\\n]*\\n)?(?:Exit code: -?\\d+\\n)?(?:Wall time: [\\d.]+ seconds\\n)?(?:Process (?:exited with code -?\\d+|running with session ID \\d+)\\n)?(?:Original token count: \\d+\\n)?(?:Total output lines: \\d+\\n)?Output:\\n',
+    flags: '',
+    replacement: '',
+  },
   { name: 'terminus-header', pattern: '^(?:Current terminal state:\\n)?New Terminal Output:\\n', flags: '', replacement: '' },
   { name: 'tb-blocking-wait', pattern: '; tmux wait -S done$', replacement: '' },
   { name: 'job-control-noise', pattern: '^bash: (?:cannot set terminal process group.*|no job control in this shell)\\n?', replacement: '' },

@@ -7,19 +7,28 @@
  * step that follows a step that ran (before the first step the image itself is the snapshot), and
  * never twice for the same state. Every container and snapshot image goes away in `dispose()`; a
  * crashed owner's are removed by `sweepOrphans` at the next start.
+ *
+ * Edit steps are applied inside the container (containerFs.ts, edits.ts): relative paths against
+ * the step's workdir, else the plan's. An edit the recording says failed (or the user declined) is
+ * only checked, never written, so the files stay as the agent saw them. A plan with `workspace` gets that host folder
+ * copied in (workspace.ts) before the first step, and again whenever it starts over from the image.
  */
 import type Docker from 'dockerode';
-import { compareStep, type StepComparison } from './compare';
+import { compareEdit, compareStep, type StepComparison } from './compare';
+import { ContainerFs } from './containerFs';
 import { ensureImage, ReplayContainer, type PullProgress, type ReplayLimits } from './docker';
+import { applyFileEdit } from './edits';
 import { executorFor, type Executor } from './executors';
 import type { NormalizationRule } from './normalize';
 import type { ReplayPlan } from './plan';
+import { copyIntoContainer, scanWorkspace, WORKSPACE_COPY_LIMITS, type WorkspaceScan } from './workspace';
 
 /** Events a session reports while it runs. */
 export type ReplayEvent =
   | { type: 'pull'; progress: PullProgress }
   | { type: 'started'; containerId: string }
-  | { type: 'step-start'; planIndex: number; stepIndex: number; input: string }
+  | { type: 'step-start'; planIndex: number; stepIndex: number; input: string; kind: 'command' | 'edit' }
+  | { type: 'workspace'; files: number; bytes: number; skippedDirs: string[]; dest: string }
   | { type: 'output'; planIndex: number; text: string }
   | { type: 'step-end'; result: StepComparison }
   | { type: 'rewound'; planIndex: number }
@@ -33,6 +42,8 @@ export interface SessionOptions {
   snapshots?: boolean;
   /** Label session id (random when omitted). */
   session?: string;
+  /** Bounds of the workspace copy (plan.workspace); default WORKSPACE_COPY_LIMITS. */
+  workspaceLimits?: { maxBytes: number; maxEntries: number };
   onEvent?: (e: ReplayEvent) => void;
 }
 
@@ -51,6 +62,7 @@ export class ReplaySession {
 
   constructor(readonly plan: ReplayPlan, readonly docker: Docker, readonly options: SessionOptions) {
     this.results = new Array(plan.steps.length).fill(undefined);
+    this.base = plan.image;
   }
 
   private emit(e: ReplayEvent): void {
@@ -78,12 +90,31 @@ export class ReplaySession {
     this.emit({ type: 'started', containerId: this.container.id });
     this.executor = executorFor(this.container, this.plan);
     try {
+      if (await this.seedWorkspace() && this.options.snapshots) {
+        // The copy becomes the base image: later snapshots then hold only what the steps changed.
+        this.base = await this.container.snapshot('workspace');
+        await this.container.restore(this.base);
+      }
       await this.executor.start();
     } catch (e) {
       await this.dispose();
       throw e;
     }
-    this.snapshotBefore.set(0, this.plan.image);
+    this.snapshotBefore.set(0, this.base);
+  }
+
+  private scan: WorkspaceScan | null = null;
+  /** The state before the first step: the image, or (snapshots on) a snapshot holding the workspace copy. */
+  private base = '';
+
+  /** Copies plan.workspace into a container fresh from the image (scanned once per session). Returns whether it copied. */
+  private async seedWorkspace(): Promise<boolean> {
+    const ws = this.plan.workspace;
+    if (!ws) return false;
+    this.scan ??= await scanWorkspace(ws.hostDir, this.options.workspaceLimits ?? WORKSPACE_COPY_LIMITS);
+    await copyIntoContainer(this.container!, this.scan, ws.hostDir);
+    this.emit({ type: 'workspace', files: this.scan.files, bytes: this.scan.bytes, skippedDirs: this.scan.skippedDirs, dest: ws.hostDir });
+    return true;
   }
 
   /** Container id, once started. */
@@ -113,10 +144,22 @@ export class ReplaySession {
     if (this.options.snapshots && step.replayable && !this.snapshotBefore.has(i)) {
       this.snapshotBefore.set(i, await this.container!.snapshot(`step-${i}`));
     }
-    this.emit({ type: 'step-start', planIndex: i, stepIndex: step.stepIndex, input: step.input });
-    const run = step.replayable ? await this.executor!.run(step, (text) => this.emit({ type: 'output', planIndex: i, text })) : null;
+    const kind = step.kind ?? 'command';
+    this.emit({ type: 'step-start', planIndex: i, stepIndex: step.stepIndex, input: step.input, kind });
     const first = this.firstDivergence;
-    const result = await compareStep(this.plan, i, run, { rules: this.options.rules, stateMayDiffer: first >= 0 && first < i });
+    const stateMayDiffer = first >= 0 && first < i;
+    let result: StepComparison;
+    if (kind === 'edit') {
+      // An edit the recording says failed or was declined is only checked: the agent's files did not change.
+      const dryRun = step.recorded.editOutcome === 'failed' || step.recorded.editOutcome === 'rejected';
+      const outcome = step.replayable && step.edit
+        ? await applyFileEdit(new ContainerFs(this.container!), step.edit, { cwd: step.workdir ?? this.plan.workdir ?? '/', dryRun })
+        : null;
+      result = await compareEdit(this.plan, i, outcome, { rules: this.options.rules, stateMayDiffer, written: !!outcome?.applied && !dryRun });
+    } else {
+      const run = step.replayable ? await this.executor!.run(step, (text) => this.emit({ type: 'output', planIndex: i, text })) : null;
+      result = await compareStep(this.plan, i, run, { rules: this.options.rules, stateMayDiffer });
+    }
     this.results[i] = result;
     this.next = i + 1;
     // Until a replayable step runs, the state is unchanged: the same snapshot serves.
@@ -175,6 +218,7 @@ export class ReplaySession {
       if (!image) throw new Error('no snapshot before this step (snapshots are off)');
       await this.executor!.close();
       await this.container!.restore(image);
+      if (image === this.plan.image) await this.seedWorkspace();
       await this.executor!.restart();
       for (let k = i; k < this.results.length; k++) this.results[k] = undefined;
       // Snapshots after `i` belong to the abandoned run (their images go at dispose).
@@ -184,11 +228,12 @@ export class ReplaySession {
     });
   }
 
-  /** Starts over from the image: a fresh container, no results. */
+  /** Starts over from the image (with the workspace copy): a fresh container, no results. */
   restart(): Promise<void> {
     return this.guard(async () => {
       await this.executor!.close();
-      await this.container!.restore(this.plan.image);
+      await this.container!.restore(this.base);
+      if (this.base === this.plan.image) await this.seedWorkspace();
       await this.executor!.restart();
       this.results.fill(undefined);
       for (const k of [...this.snapshotBefore.keys()]) if (k > 0) this.snapshotBefore.delete(k);

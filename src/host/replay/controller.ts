@@ -5,7 +5,11 @@
  * opens vscode.diff of recorded vs replayed (normalised) output.
  *
  * Trust: nothing runs in an untrusted workspace; the first replay of a rollout (per image and
- * command list) shows the image and the commands in a modal and asks. Cleanup: every session's
+ * command list) shows the image and the commands in a modal and asks. When the session ran in an
+ * open workspace folder (a Claude Code / Codex session of this project), the modal also offers to
+ * copy that folder into the container (a bounded copy, workspace.ts; never a mount). File edits
+ * replay as steps ("✎ edit /app/x.py: replaced 1 occurrence"); Show diff on one opens the file
+ * before ↔ after the replayed edit. Cleanup: every session's
  * container and snapshots go when its terminal closes or the extension deactivates; at activation
  * a sweep removes what a crashed extension host left (by label, owner process gone).
  */
@@ -16,6 +20,7 @@ import type { StepComparison } from '../../core/replay/compare';
 import { connect, DockerUnavailableError, ImageMissingError, sweepOrphans } from '../../core/replay/docker';
 import { buildPlan, ReplayPlanError, type ReplayPlan } from '../../core/replay/plan';
 import { ReplaySession } from '../../core/replay/session';
+import { scanWorkspace, WorkspaceTooLargeError } from '../../core/replay/workspace';
 import type { Rollout } from '../../core/model';
 import type { ReplayControlMessage, ReplayStateMessage, ReplayStepView } from '../../shared/protocol';
 import type { TimelineEditorProvider, TimelinePanel } from '../timelineEditor';
@@ -297,7 +302,9 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
       if (!image) return null;
       plan = buildPlan(r, { image });
     }
-    if (!(await this.confirm(plan))) return null;
+    const answer = await this.confirm(plan, await this.workspaceOffer(plan));
+    if (!answer) return null;
+    if (answer.copy) plan = { ...plan, workspace: { hostDir: answer.copy }, notes: (plan.notes ?? []).filter((n) => !n.startsWith("the session ran in ")) };
     const key = keyOf(r);
     const h: HostReplay = { key, rollout: r, rolloutIndex, plan, session: null, terminal: null, pty: null, phase: 'starting', running: null, message: null, panels: new Set([panel]) };
     this.replays.set(key, h);
@@ -309,6 +316,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     h.terminal = vscode.window.createTerminal({ name: `Replay: ${path.basename(r.source.path)}`, pty: h.pty, iconPath: new vscode.ThemeIcon('debug-rerun') });
     h.terminal.show(true);
     h.pty.note(`image ${plan.image} · ${plan.mode} mode · no network · ${cfg.limits.memoryMiB} MiB, ${cfg.limits.cpus} CPU, ${cfg.limits.pids} pids · step timeout ${cfg.limits.stepTimeoutSec} s`);
+    for (const n of plan.notes ?? []) h.pty.note(`note: ${n}`);
     try {
       const docker = await connect(cfg.target);
       const session = new ReplaySession(plan, docker, {
@@ -322,9 +330,12 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
             case 'started':
               h.pty?.note(`container ${e.containerId.slice(0, 12)} started`);
               break;
+            case 'workspace':
+              h.pty?.note(`copied ${e.files} file(s), ${(e.bytes / 2 ** 20).toFixed(1)} MiB of the workspace into ${e.dest}`);
+              break;
             case 'step-start':
               h.running = e.planIndex;
-              h.pty?.stepHeader(e.stepIndex, e.input);
+              h.pty?.stepHeader(e.stepIndex, e.input, e.kind);
               this.update(h);
               break;
             case 'output':
@@ -382,20 +393,48 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     }
   }
 
-  /** The first replay of a rollout (per image and commands) shows what will run and asks. */
-  private async confirm(plan: ReplayPlan): Promise<boolean> {
+  /**
+   * The open workspace folder the session ran in (its cwd is that folder or inside it), with what a
+   * copy would send; null when there is none (or the workspace is not trusted).
+   */
+  private async workspaceOffer(plan: ReplayPlan): Promise<{ dir: string; text: string; ok: boolean } | null> {
+    if (!vscode.workspace.isTrusted || !plan.workdir) return null;
+    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(plan.workdir));
+    if (!folder || folder.uri.scheme !== 'file') return null;
+    const dir = folder.uri.fsPath;
+    try {
+      const scan = await scanWorkspace(dir);
+      const skipped = scan.skippedDirs.length ? `; left out: ${scan.skippedDirs.slice(0, 4).join(', ')}${scan.skippedDirs.length > 4 ? ', …' : ''}` : '';
+      return { dir, ok: true, text: `The session ran in ${plan.workdir}, inside the open folder ${dir}. "Replay with Workspace Copy" copies that folder (${scan.files} files, ${(scan.bytes / 2 ** 20).toFixed(1)} MiB${skipped}) into the container at the same path: its files as they are now, so edits the session already made may no longer apply.` };
+    } catch (e) {
+      const why = e instanceof WorkspaceTooLargeError ? e.message : `${dir} cannot be read: ${(e as Error).message}`;
+      return { dir, ok: false, text: why };
+    }
+  }
+
+  /**
+   * The first replay of a rollout (per image, commands and edits) shows what will run and asks;
+   * with a workspace offer, also whether to copy the folder in. Returns null when declined.
+   */
+  private async confirm(plan: ReplayPlan, offer: { dir: string; text: string; ok: boolean } | null): Promise<{ copy: string | null } | null> {
     const commands = plan.steps.filter((s) => s.replayable).map((s) => s.input.replace(/\n$/, ''));
     const digest = createHash('sha256').update(JSON.stringify([plan.sourcePath, plan.rolloutId, plan.image, commands])).digest('hex');
+    const withCopy = offer?.ok ? `${digest}:copy:${offer.dir}` : null;
     const confirmed = this.context.globalState.get<string[]>(CONFIRMED_KEY, []);
-    if (confirmed.includes(digest)) return true;
-    const shown = commands.slice(0, 30).map((c) => `$ ${c.length > 160 ? c.slice(0, 160) + '…' : c.replace(/\n/g, '⏎')}`);
+    if (withCopy && confirmed.includes(withCopy)) return { copy: offer!.dir };
+    if (confirmed.includes(digest)) return { copy: null };
+    const edits = plan.steps.filter((s) => s.replayable && s.kind === 'edit').length;
+    const shown = commands.slice(0, 30).map((c) => (c.startsWith('✎') ? c : `$ ${c.length > 160 ? c.slice(0, 160) + '…' : c.replace(/\n/g, '⏎')}`));
     const detail =
-      `Image: ${plan.image} (${IMAGE_SOURCE_TEXT[plan.imageSource] ?? plan.imageSource})\nMode: ${plan.mode}. No network, all capabilities dropped, limits from your user settings.\n\n` +
-      `${commands.length} command(s) will run:\n${shown.join('\n')}${commands.length > shown.length ? `\n… and ${commands.length - shown.length} more` : ''}`;
-    const answer = await vscode.window.showWarningMessage(`Replay ${path.basename(plan.sourcePath)} in a container?`, { modal: true, detail }, 'Replay');
-    if (answer !== 'Replay') return false;
-    await this.context.globalState.update(CONFIRMED_KEY, [...confirmed.slice(-199), digest]);
-    return true;
+      `Image: ${plan.image} (${IMAGE_SOURCE_TEXT[plan.imageSource] ?? plan.imageSource})\nMode: ${plan.mode}. No network, all capabilities dropped, limits from your user settings.\n` +
+      `${(plan.notes ?? []).map((n) => `Note: ${n}.\n`).join('')}${offer ? `${offer.text}\n` : ''}\n` +
+      `${commands.length - edits} command(s)${edits ? ` and ${edits} file edit(s)` : ''} will run:\n${shown.join('\n')}${commands.length > shown.length ? `\n… and ${commands.length - shown.length} more` : ''}`;
+    const COPY = 'Replay with Workspace Copy';
+    const answer = await vscode.window.showWarningMessage(`Replay ${path.basename(plan.sourcePath)} in a container?`, { modal: true, detail }, 'Replay', ...(offer?.ok ? [COPY] : []));
+    if (answer !== 'Replay' && answer !== COPY) return null;
+    const copy = answer === COPY && offer ? offer.dir : null;
+    await this.context.globalState.update(CONFIRMED_KEY, [...confirmed.slice(-199), copy ? withCopy! : digest]);
+    return { copy };
   }
 
   private async close(key: string, endTerminal = true): Promise<void> {
@@ -416,6 +455,13 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     const c = results.find((x) => x.status === 'differs') ?? results[0];
     if (!h || !c) {
       void vscode.window.showInformationMessage(`Step #${stepIndex + 1} has not been replayed yet.`);
+      return;
+    }
+    const change = c.edit?.changes[0];
+    if (change) {
+      // An edit: the file before ↔ after the replayed edit (its first file).
+      const { before, after } = this.docs.putFile(h.key, c, change);
+      await vscode.commands.executeCommand('vscode.diff', before, after, `Step #${stepIndex + 1}: ${path.posix.basename(change.path)} before ↔ after the ${c.edit!.written ? 'replayed' : 'checked (not written)'} edit`, { preview: true, viewColumn: vscode.ViewColumn.Beside });
       return;
     }
     const { recorded, replayed } = this.docs.put(h.key, c);

@@ -114,10 +114,11 @@ export class ReplayTerminal implements vscode.Pseudoterminal {
     else this.writeEmitter.fire(t);
   }
 
-  /** A step boundary: `── step #N ── $ command`. */
-  stepHeader(stepIndex: number, input: string): void {
+  /** A step boundary: `── step #N ── $ command`, or `── step #N ── ✎ edit /app/x.py (replace)` for a file edit. */
+  stepHeader(stepIndex: number, input: string, kind: 'command' | 'edit' = 'command'): void {
     const cmd = visible(input.replace(/\n$/, '').replace(/\n/g, '⏎'));
-    this.write(`${this.lastWasNewline ? '' : '\n'}\x1b[1;36m── step #${stepIndex + 1} ──\x1b[0m \x1b[2m$\x1b[0m ${cmd.length > 300 ? cmd.slice(0, 300) + '…' : cmd}\n`);
+    const prompt = kind === 'edit' ? '' : '\x1b[2m$\x1b[0m ';
+    this.write(`${this.lastWasNewline ? '' : '\n'}\x1b[1;36m── step #${stepIndex + 1} ──\x1b[0m ${prompt}${cmd.length > 300 ? cmd.slice(0, 300) + '…' : cmd}\n`);
   }
 
   /** A step's verdict line. */
@@ -163,6 +164,18 @@ export class ReplayDocuments implements vscode.TextDocumentContentProvider {
     this.changeEmitter.fire(recorded);
     this.changeEmitter.fire(replayed);
     return { recorded, replayed };
+  }
+
+  /** Stores a replayed edit's file before and after (`trajectory-replay:/before|after/<key>/…`) and returns their URIs. */
+  putFile(key: string, c: StepComparison, change: { path: string; before: string | null; after: string | null }): { before: vscode.Uri; after: vscode.Uri } {
+    const name = `step-${c.stepIndex + 1}-${c.planIndex + 1}${change.path.startsWith('/') ? change.path : '/' + change.path}`;
+    const before = vscode.Uri.from({ scheme: REPLAY_SCHEME, path: `/before/${key}/${name}` });
+    const after = vscode.Uri.from({ scheme: REPLAY_SCHEME, path: `/after/${key}/${name}` });
+    this.texts.set(before.path, change.before ?? '');
+    this.texts.set(after.path, change.after ?? '');
+    this.changeEmitter.fire(before);
+    this.changeEmitter.fire(after);
+    return { before, after };
   }
 
   dispose(): void {

@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { REPO_ROOT, sample, tmpFile } from '../../unit/samples';
 import { connect, LABEL_OWNER } from '../../../src/core/replay/docker';
@@ -78,6 +79,30 @@ describe('CLI replay (dist/cli.js, real Docker engine)', function () {
     p.kill('SIGTERM');
     assert.equal(await exited, 143);
     assert.equal((await mine()).length, 0);
+  });
+
+  it('--copy-workspace DIR copies the folder in at its path (the commands see its files); a missing folder is exit 1', async () => {
+    // The mini-swe-agent sample's second command made to print a file the copy brings in.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ti-cli-ws-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'hello.txt'), 'Hello, world!\n');
+      const text = fs.readFileSync(sample('mini-swe-agent/harbor-rfc_mini-swe-agent-trajectory.json'), 'utf8').split('cat hello.txt').join(`cat ${dir}/hello.txt`);
+      const file = tmpFile('copy.traj.json', text);
+      const r = await cli('replay', file, '--image', TEST_IMAGE, '--copy-workspace', dir, '--json');
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      const doc = JSON.parse(r.stdout);
+      assert.deepEqual(doc.steps.map((x: any) => [x.step, x.kind, x.status, x.replayed.text]), [
+        [3, 'command', 'same', ''],
+        [4, 'command', 'same', 'Hello, world!'],
+      ]);
+      const human = await cli('replay', file, '--image', TEST_IMAGE, '--copy-workspace', dir);
+      assert.match(human.stdout, new RegExp(`copied 1 file\\(s\\), 0\\.0 MiB into ${dir}`));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const bad = await cli('replay', sample('mini-swe-agent/harbor-rfc_mini-swe-agent-trajectory.json'), '--image', TEST_IMAGE, '--copy-workspace', '/no/such/folder');
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /--copy-workspace \/no\/such\/folder: not a folder/);
   });
 
   it('exit 1 with a clear message when no image is known', async () => {

@@ -7,7 +7,11 @@
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import type Docker from 'dockerode';
+import type { Rollout } from '../../../src/core/model';
+import type { StepComparison } from '../../../src/core/replay/compare';
 import { connect, DEFAULT_LIMITS, LABEL_SESSION, type ReplayLimits } from '../../../src/core/replay/docker';
+import { buildPlan, type ReplayPlan } from '../../../src/core/replay/plan';
+import { ReplaySession } from '../../../src/core/replay/session';
 
 export const RUN_ID = `t${process.pid}`;
 export const TEST_IMAGE = `ti-replay-test:${RUN_ID}`;
@@ -76,4 +80,49 @@ export async function sh(d: Docker, id: string, cmd: string): Promise<string> {
     stream.on('close', () => r());
   });
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** One replayed step, in words, for assertions: `[rollout step (1-based), kind, status, summary]`. */
+export type ReplayRow = [number, 'command' | 'edit', StepComparison['status'], string];
+
+/** What `replayRollout` gives back. */
+export interface ReplayedRollout {
+  plan: ReplayPlan;
+  results: StepComparison[];
+  /** The results as rows (`ReplayRow`), in plan order. */
+  rows: ReplayRow[];
+  /** Plan index of the first divergence, or -1. */
+  firstDivergence: number;
+  /** The session, still running when `keep` was set (the caller disposes it); else already disposed. */
+  session: ReplaySession;
+}
+
+/**
+ * Replays any loaded rollout in the test image (or `image`) from start to end and returns the
+ * per-step comparisons, so a real-session replay test is a few lines:
+ *
+ *     const d = await setupDocker(this);
+ *     const r = (await loadFile(censusFile('claude-code/short.jsonl'))).rollouts[0];
+ *     const { rows } = await replayRollout(d, r);
+ *     assert.deepEqual(rows.slice(0, 2), [[2, 'command', 'same', 'same'], [3, 'edit', 'differs', 'file does not exist: /home/…']]);
+ *
+ * Containers and snapshots carry this run's session label, so `cleanupDocker` removes them even
+ * when a test fails half-way. `keep: true` leaves the container running for checks with `sh`.
+ */
+export async function replayRollout(
+  d: Docker,
+  rollout: Rollout,
+  o: { image?: string; workdir?: string; copyWorkspace?: string; limits?: Partial<ReplayLimits>; snapshots?: boolean; keep?: boolean; to?: number } = {},
+): Promise<ReplayedRollout> {
+  const plan = buildPlan(rollout, { image: o.image ?? TEST_IMAGE, workdir: o.workdir, copyWorkspace: o.copyWorkspace });
+  const session = new ReplaySession(plan, d, { limits: testLimits(o.limits), snapshots: o.snapshots ?? false, session: testSession() });
+  try {
+    await session.start();
+    const last = o.to === undefined ? plan.steps.length - 1 : plan.steps.reduce((acc, s, i) => (s.stepIndex <= o.to! - 1 ? i : acc), -1);
+    const results = await session.runTo(last);
+    const rows = results.map((c): ReplayRow => [c.stepIndex + 1, plan.steps[c.planIndex].kind ?? 'command', c.status, c.summary]);
+    return { plan, results, rows, firstDivergence: session.firstDivergence, session };
+  } finally {
+    if (!o.keep) await session.dispose();
+  }
 }

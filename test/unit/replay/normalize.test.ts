@@ -83,6 +83,16 @@ describe('replay normalisation', () => {
     assert.equal(rep.text, rec.text);
   });
 
+  it("Codex CLI's output header (unified exec and the older shell tool) is dropped from a recorded output", async () => {
+    const unified = await normalizeOutput('Chunk ID: 8c5717\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\n2 data.txt\n');
+    assert.deepEqual([unified.text, unified.fired], ['2 data.txt', ['codex-exec-header']]);
+    assert.equal((await normalizeOutput('Chunk ID: a1\nProcess exited with code 0\nOutput:\ndone\n')).text, 'done');
+    const older = await normalizeOutput('Exit code: 1\nWall time: 0.2 seconds\nTotal output lines: 1\nOutput:\nboom');
+    assert.equal(older.text, 'boom');
+    // Only at the very start, only in that shape.
+    assert.equal((await normalizeOutput('log\nWall time: 1.0 seconds\nOutput:\nx')).text, 'log\nWall time: [DURATION]\nOutput:\nx');
+  });
+
   it('volatile tokens become placeholders; user rules apply; a bad rule is reported, not thrown', async () => {
     const n = await normalizeOutput('id 3f2c8a1b-1111-4222-8333-123456789abc at 2026-11-30T09:00:01Z in 0.53s, file /tmp/tmpab12cd9x, [1] 4242\nptr 0x7ffd1234abcd\ncontainer 2405d3983def');
     assert.equal(n.text, 'id [UUID] at [TIME] in [DURATION], file /tmp/[TMP], [1] 4242\nptr [ADDR]\ncontainer [ID]');
