@@ -5,6 +5,8 @@
 import { UnknownFormatError } from '../errors';
 import { asciicastLoader } from './asciicast';
 import { atifLoader, harborTrialResultLoader } from './atif';
+import { codexCliLoader } from './codexCli';
+import { geminiCliLoader } from './geminiCli';
 import { inspectLoader } from './inspect';
 import { miniSweAgentLoader } from './miniSweAgent';
 import { openHandsEvalLoader, openHandsV0Loader, openHandsV1Loader } from './openhands';
@@ -25,6 +27,8 @@ export const LOADERS: readonly FormatLoader[] = [
   openHandsV0Loader,
   tb1TrialLoader,
   tb1RunLoader,
+  codexCliLoader,
+  geminiCliLoader,
   asciicastLoader,
   inspectLoader,
   agentProcessBenchLoader,
