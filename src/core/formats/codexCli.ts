@@ -76,7 +76,9 @@
  * - Events: `turn_aborted` → `interrupted`; `compacted` / `context_compacted` / a `compaction` item
  *   → `compaction`; `error` / `stream_error` → `api_error`; `warning`, review mode and undo →
  *   `notice`. Bookkeeping events (`task_started`, `exec_command_begin`, deltas, …) make no step and
- *   are counted in `metadata.skippedEvents`.
+ *   are counted in `metadata.skippedEvents`; event types this loader does not know are counted in
+ *   `metadata.unknownEvents` (writers add UI events often; the turns are in the response items).
+ *   Harness `ghost_snapshot` items and `record_type` markers are counted in `metadata.skippedItems`.
  * - Bad input (each a located issue in `input.issues`, the rest shown): a line that does not parse
  *   (a truncated last line), a record that does not conform (shown raw as an `unknown_record`
  *   step), an unknown record or response item type (an unknown `*_call` item is a tool action with
@@ -1146,16 +1148,16 @@ class CodexReducer implements SessionStream {
     if (m?.source !== undefined) metadata.sessionSource = m.source;
     if (m?.model_provider) metadata.modelProvider = m.model_provider;
     if (m?.git) metadata.git = m.git;
-    if (this.models.length) metadata.models = this.models;
+    if (this.models.length) metadata.models = [...this.models];
     if (this.approvalPolicy !== undefined) metadata.approvalPolicy = this.approvalPolicy;
     if (this.sandboxPolicy !== undefined) metadata.sandboxPolicy = this.sandboxPolicy;
     metadata.turnContexts = this.turnContexts;
     if (this.totalUsage) metadata.totalTokenUsage = this.totalUsage;
     if (this.contextWindow !== null) metadata.modelContextWindow = this.contextWindow;
-    if (Object.keys(this.callDurations).length) metadata.callDurations = this.callDurations;
-    if (Object.keys(this.skippedEvents).length) metadata.skippedEvents = this.skippedEvents;
-    if (Object.keys(this.unknownEvents).length) metadata.unknownEvents = this.unknownEvents;
-    if (Object.keys(this.skippedItems).length) metadata.skippedItems = this.skippedItems;
+    if (Object.keys(this.callDurations).length) metadata.callDurations = { ...this.callDurations };
+    if (Object.keys(this.skippedEvents).length) metadata.skippedEvents = { ...this.skippedEvents };
+    if (Object.keys(this.unknownEvents).length) metadata.unknownEvents = { ...this.unknownEvents };
+    if (Object.keys(this.skippedItems).length) metadata.skippedItems = { ...this.skippedItems };
     if (this.extraSessionMeta) metadata.repeatedSessionMeta = this.extraSessionMeta;
     if (this.pendingTokens) metadata.unattributedTokenCount = this.pendingTokens;
     const r: Rollout = {

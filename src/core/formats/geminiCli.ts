@@ -504,7 +504,7 @@ class GeminiReducer implements SessionStream {
     if (m.kind) metadata.kind = m.kind;
     if (m.summary) metadata.summary = m.summary;
     if (m.directories) metadata.directories = m.directories;
-    if (this.models.length) metadata.models = this.models;
+    if (this.models.length) metadata.models = [...this.models];
     if (this.echoes) metadata.toolResultEchoes = this.echoes;
     if (this.rewinds) metadata.rewinds = this.rewinds;
     const firstUser = steps.find((s) => s.role === 'user');
