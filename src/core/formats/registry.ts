@@ -8,6 +8,8 @@ import { copilotCliLoader } from './copilotCli';
 import { atifLoader, harborTrialResultLoader } from './atif';
 import { claudeCodeLoader } from './claudeCode';
 import { clineLoader } from './cline';
+import { codexCliLoader } from './codexCli';
+import { geminiCliLoader } from './geminiCli';
 import { inspectLoader } from './inspect';
 import { miniSweAgentLoader } from './miniSweAgent';
 import { openHandsEvalLoader, openHandsV0Loader, openHandsV1Loader } from './openhands';
@@ -29,6 +31,8 @@ export const LOADERS: readonly FormatLoader[] = [
   openHandsV0Loader,
   tb1TrialLoader,
   tb1RunLoader,
+  codexCliLoader,
+  geminiCliLoader,
   asciicastLoader,
   claudeCodeLoader,
   copilotCliLoader,
