@@ -27,6 +27,11 @@ export interface LocatedIssue {
   severity?: 'error' | 'warning';
 }
 
+/** The issue as a warning (it left nothing out: see LocatedIssue.severity). */
+export function asWarning(issue: LocatedIssue): LocatedIssue {
+  return { ...issue, severity: 'warning' };
+}
+
 /** True for an issue that is only a warning (see LocatedIssue.severity). */
 export function isWarning(issue: LocatedIssue): boolean {
   return issue.severity === 'warning';

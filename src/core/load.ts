@@ -184,7 +184,7 @@ function markCutLastLine(input: LoadInput, issues: LocatedIssue[]): LocatedIssue
   if (!last || input.text.endsWith('\n')) return issues;
   return issues.map((i) =>
     i.line === last.line && i.severity !== 'warning'
-      ? { ...i, severity: 'warning' as const, found: `${i.found} — the last line is incomplete (the session may still be being written)` }
+      ? { ...i, severity: 'warning' as const, found: /cut off/.test(i.found) ? i.found : `${i.found} — the last line is incomplete (the session may still be being written)` }
       : i,
   );
 }

@@ -41,6 +41,21 @@ describe('CLI (dist/cli.js)', () => {
     for (const s of ro.steps) for (const o of s.observations) assert.ok(o.exitCode === null || Number.isInteger(o.exitCode));
   });
 
+  it('show and validate: warnings (a missing subagent transcript, outputs whose calls the file lacks) are said but do not fail', () => {
+    // The census Claude Code session without its subagents folder; the Codex 0.39 file whose last lines answer calls it does not hold.
+    const claude = cli('show', censusFile('claude-code/258c7280-ae70-4798-800f-63464d01a85d.jsonl'), '--json');
+    assert.equal(claude.code, 0, claude.stderr);
+    const doc = JSON.parse(claude.stdout);
+    assert.deepEqual(doc.errors, []);
+    assert.equal(doc.warnings.length, 1);
+    assert.match(doc.warnings[0].message, /:1474:1: expected the transcript of subagent a881341 .* found no such file/);
+    assert.match(claude.stderr, /^warning: .*subagent a881341/m);
+    const codex = cli('validate', censusFile('codex-cli/vibecodingtracker_codex.jsonl'));
+    assert.equal(codex.code, 0, codex.stderr);
+    assert.match(codex.stdout, /^ok .*vibecodingtracker_codex\.jsonl \(codex-cli/m);
+    assert.deepEqual([...codex.stderr.matchAll(/^warning: .*:(\d+):\d+ at \/payload\/call_id/gm)].map((m) => m[1]), ['109', '110']);
+  });
+
   it('show --json on a Claude Code session folder: the facts of the real 2.1.39 session and its subagent link', () => {
     const sid = '258c7280-ae70-4798-800f-63464d01a85d';
     const dir = tmpDir('ti-cli-claude-');

@@ -57,7 +57,7 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
-import { formatIssue, RolloutLoadError, type LocatedIssue } from '../errors';
+import { asWarning, formatIssue, RolloutLoadError, type LocatedIssue } from '../errors';
 import type { JsonDoc } from '../json';
 import { makeStep, unknownOutcome, type Action, type FileEdit, type Observation, type Rollout, type Step } from '../model';
 import { textExitCode } from './textToolCalls';
@@ -484,7 +484,7 @@ async function clineRollout(input: LoadInput, doc: JsonDoc): Promise<Rollout> {
       if (k < 0 && callId === null && toolName) k = pending.findIndex((p) => p.action.tool === toolName);
       if (k < 0 && callId === null) k = 0 < pending.length ? 0 : -1;
       if (k < 0) {
-        issues.push(doc.issue(at, 'the result of a tool call of the previous assistant message', callId ? `a tool_result for unknown tool_use_id ${JSON.stringify(callId)}` : `a result (${toolName ?? 'tool'}) with no call left to answer`));
+        issues.push(asWarning(doc.issue(at, 'the result of a tool call of the previous assistant message', callId ? `a tool_result for unknown tool_use_id ${JSON.stringify(callId)}` : `a result (${toolName ?? 'tool'}) with no call left to answer`)));
         add('environment', { sourceId: i, observations: [{ callId, ...obs }], timestamp, range });
         return;
       }

@@ -88,7 +88,7 @@
  * This module never imports `vscode`.
  */
 import { z } from 'zod';
-import { RolloutLoadError, type LocatedIssue } from '../errors';
+import { asWarning, RolloutLoadError, type LocatedIssue } from '../errors';
 import type { JsonDoc, JsonlLine, JsonPath } from '../json';
 import {
   makeStep,
@@ -617,7 +617,7 @@ class CodexReducer implements SessionStream {
         return;
       }
       default:
-        this.issues.push(rec.doc.issue([...rec.at, 'type'], `a Codex rollout record type (${[...LINE_TYPES].join(', ')})`));
+        this.issues.push(asWarning(rec.doc.issue([...rec.at, 'type'], `a Codex rollout record type (${[...LINE_TYPES].join(', ')})`)));
         this.rawStep(rec, `record type "${line.type}"`);
     }
   }
@@ -729,7 +729,7 @@ class CodexReducer implements SessionStream {
   /** An item type this loader does not know: a `*_call` is a tool action with its raw payload, an output with a `call_id` an observation; else a raw step. Each with an issue. */
   private unknownItem(p: Record<string, unknown>, rec: Rec): void {
     const type = p.type as string;
-    this.issues.push(rec.doc.issue([...rec.body, 'type'], `a known Codex response item type (${[...ITEM_TYPES].join(', ')})`));
+    this.issues.push(asWarning(rec.doc.issue([...rec.body, 'type'], `a known Codex response item type (${[...ITEM_TYPES].join(', ')})`)));
     const callId = str(p.call_id) ?? str(p.id);
     if (/_output$/.test(type) && str(p.call_id)) {
       this.output(str(p.call_id) as string, readOutput(p.output ?? p.result ?? p), rec);
@@ -940,7 +940,7 @@ class CodexReducer implements SessionStream {
     const obs = observationOf(callId, out);
     const ref = this.calls.get(callId);
     if (!ref) {
-      this.issues.push(rec.doc.issue([...rec.body, 'call_id'], 'the call_id of a call earlier in the session'));
+      this.issues.push(asWarning(rec.doc.issue([...rec.body, 'call_id'], 'the call_id of a call earlier in the session')));
       this.orphan(obs, rec);
       return;
     }
@@ -981,7 +981,7 @@ class CodexReducer implements SessionStream {
     const ref = this.calls.get(e.call_id);
     if (!ref) {
       this.close();
-      this.issues.push(rec.doc.issue([...rec.body, 'call_id'], 'the call_id of an apply_patch call earlier in the session'));
+      this.issues.push(asWarning(rec.doc.issue([...rec.body, 'call_id'], 'the call_id of an apply_patch call earlier in the session')));
       this.orphan(obs, rec);
       return;
     }
@@ -1008,7 +1008,7 @@ class CodexReducer implements SessionStream {
         d.observations.push(obs);
         return;
       }
-      this.issues.push(rec.doc.issue([...rec.body, 'call_id'], 'the call_id of a shell call earlier in the session'));
+      this.issues.push(asWarning(rec.doc.issue([...rec.body, 'call_id'], 'the call_id of a shell call earlier in the session')));
       this.orphan(obs, rec);
       return;
     }

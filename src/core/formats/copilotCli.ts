@@ -65,7 +65,7 @@
  * This module never imports `vscode`.
  */
 import { z } from 'zod';
-import { formatIssue, RolloutLoadError, type LocatedIssue } from '../errors';
+import { asWarning, formatIssue, RolloutLoadError, type LocatedIssue } from '../errors';
 import type { JsonDoc, JsonlLine } from '../json';
 import { makeStep, unknownOutcome, type Action, type FileEdit, type Observation, type Rollout, type RolloutLink, type Step, type StepEvent } from '../model';
 import { editPath, parseArguments, shellCommand, toolCallAction } from './toolCalls';
@@ -565,7 +565,7 @@ class CopilotStream implements RecordStream {
       return;
     }
     // An event type this loader does not know: shown raw; its first occurrence is a located warning.
-    if (!(ev.type in f.unknown)) this.issues.push(doc.issue(['type'], 'a Copilot CLI event type this reader knows (shown raw)'));
+    if (!(ev.type in f.unknown)) this.issues.push(asWarning(doc.issue(['type'], 'a Copilot CLI event type this reader knows (shown raw)')));
     this.count(f.unknown, ev.type);
     this.eventStep(log, ev, doc, { kind: 'unknown_record', label: `unknown event ${ev.type}` }, line.text);
   }
@@ -612,7 +612,7 @@ class CopilotStream implements RecordStream {
     if (d.success === false) obs.isError = true;
     const call = log.calls.get(id) ?? (log === this.main ? undefined : this.main.calls.get(id));
     if (!call) {
-      this.issues.push(doc.issue(['data', 'toolCallId'], 'the result of a tool call requested earlier in the log (assistant.message toolRequests or tool.execution_start)', `tool.execution_complete for unknown call ${JSON.stringify(id)}`));
+      this.issues.push(asWarning(doc.issue(['data', 'toolCallId'], 'the result of a tool call requested earlier in the log (assistant.message toolRequests or tool.execution_start)', `tool.execution_complete for unknown call ${JSON.stringify(id)}`)));
       this.stepAt(log, 'environment', ev, doc, { observations: [obs] });
       return;
     }

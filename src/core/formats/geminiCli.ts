@@ -54,7 +54,7 @@
  * This module never imports `vscode`.
  */
 import { z } from 'zod';
-import { RolloutLoadError, type LocatedIssue } from '../errors';
+import { asWarning, RolloutLoadError, type LocatedIssue } from '../errors';
 import type { JsonDoc, JsonlLine, JsonPath } from '../json';
 import { makeStep, unknownOutcome, type Action, type Observation, type Rollout, type SourceRange, type Step, type StepEvent, type TokenCounts } from '../model';
 import { lineRange, loadViaStream, parseSessionLine, shortLabel, StepPublisher, type SessionStream } from './sessionStream';
@@ -447,7 +447,7 @@ class GeminiReducer implements SessionStream {
       this.put(m.id, draft(makeStep(0, 'system', { ...base, message: text, event: notice(kind, `${prefix}: ${shortLabel(text, 70)}`) })));
       return;
     }
-    this.issues.push(rec.doc.issue([...rec.at, 'type'], `a Gemini CLI message type (${[...MESSAGE_TYPES].join(', ')})`));
+    this.issues.push(asWarning(rec.doc.issue([...rec.at, 'type'], `a Gemini CLI message type (${[...MESSAGE_TYPES].join(', ')})`)));
     this.put(m.id, draft(makeStep(0, 'system', { ...base, message: JSON.stringify(rec.doc.get(rec.at)), event: notice('unknown_record', `Unread message type "${type}"`) })));
   }
 
@@ -462,7 +462,7 @@ class GeminiReducer implements SessionStream {
       const callId = str(r.id);
       const found = callId !== null ? this.findCall(callId) : null;
       if (!found) {
-        this.issues.push(rec.doc.issue([...rec.at, 'content', i, 'functionResponse', 'id'], 'the id of a tool call earlier in the chat'));
+        this.issues.push(asWarning(rec.doc.issue([...rec.at, 'content', i, 'functionResponse', 'id'], 'the id of a tool call earlier in the chat')));
         return;
       }
       const [di, ai] = found;
