@@ -16,6 +16,8 @@ import { makeStep, unknownOutcome, type Action, type FileEdit, type FormatId, ty
 import { buildPlan } from '../../../src/core/replay/plan';
 import { ReplaySession } from '../../../src/core/replay/session';
 import { cleanupDocker, replayRollout, setupDocker, sh, TEST_IMAGE, testLimits, testSession } from './helpers';
+import { loadFile } from '../../../src/core/load';
+import { censusFile } from '../../unit/samples';
 
 const P = '/home/me/proj';
 
@@ -190,5 +192,50 @@ describe('replay of coding-agent sessions (real Docker engine)', function () {
     } finally {
       fs.rmSync(host, { recursive: true, force: true });
     }
+  });
+});
+
+describe('replay of real coding-agent sessions (census files, through their loaders)', function () {
+  this.timeout(300_000);
+  let docker: Docker;
+  before(async function () {
+    docker = await setupDocker(this);
+  });
+  after(async () => {
+    await cleanupDocker();
+  });
+
+  it('a real Claude Code session: Writes create their files, Edits of files the image lacks diverge with the reason, the declined Edit is not applied', async () => {
+    const r = (await loadFile(censusFile('claude-code/vibecodingtracker_claude_code.jsonl'))).rollouts[0];
+    const out = await replayRollout(docker, r);
+    const cwd = r.environment.workdir!;
+    assert.equal(cwd, '/home/wei/repo/claude-code');
+    assert.ok(out.plan.notes?.some((n) => n.includes(cwd)), 'the plan says the container has none of the session cwd files');
+    const edits = out.rows.filter((row) => row[1] === 'edit');
+    // The recording's Write calls, in order: each creates its file in the session cwd.
+    const writes = r.steps.flatMap((s) => s.actions.filter((a) => a.edit?.op === 'write').map((a) => a.edit!.path));
+    assert.ok(writes.length >= 3);
+    const created = edits.filter((e) => /^created /.test(e[3]));
+    assert.deepEqual(created.map((e) => e[3].replace(/^created (.*) \(\d+ lines\)$/, '$1')), writes.map((p) => path.resolve(cwd, p ?? '')));
+    assert.ok(created.every((e) => e[2] === 'same'));
+    // go.mod is not in the image: the applied Edit diverges saying so; the one the user declined is only checked.
+    assert.ok(edits.some((e) => e[2] === 'differs' && e[3] === `file does not exist: ${cwd}/go.mod`));
+    assert.ok(edits.some((e) => e[2] === 'same' && /^not applied: declined/.test(e[3])));
+    // Read / TodoWrite / MCP tools are not shell commands: not replayable, never run.
+    assert.ok(out.rows.some((row) => row[2] === 'not-replayable' && /tool TodoWrite is not a shell command/.test(row[3])));
+  });
+
+  it('a real Codex CLI session: its apply_patch edits need the files the image lacks; the empty patch fails as recorded', async () => {
+    const r = (await loadFile(censusFile('codex-cli/vibecodingtracker_codex.jsonl'))).rollouts[0];
+    const out = await replayRollout(docker, r);
+    const cwd = r.environment.workdir!;
+    const edits = out.rows.filter((row) => row[1] === 'edit');
+    assert.deepEqual(
+      edits.filter((e) => e[2] === 'differs').map((e) => e[3]),
+      ['go.mod', 'README.zh-TW.md', 'README.zh-CN.md', '.python-version'].map((f) => `Update File: file does not exist: ${cwd}/${f}`),
+    );
+    assert.ok(edits.some((e) => e[2] === 'same' && /fails as recorded: the patch changes nothing/.test(e[3])));
+    // Its shell commands ran (in the session cwd): the recorded `ls -la` of the user's checkout differs here.
+    assert.ok(out.rows.filter((row) => row[1] === 'command' && row[2] === 'differs').length >= 5);
   });
 });
