@@ -11,22 +11,23 @@
  *         event?: {kind, label}, links?: [...],
  *         actions: [{kind, command, tool, path?, edit?: {op, path}}],
  *         observations: [{exitCode, exitCodeFrom?, isError?, outputChars}] }] }],
- *   files: [{ path, format, schemaVersion, rollouts }],   // rollouts = count per file
- *   errors: [{ path, message }],
- *   skipped: [path] }                                       // files of a folder no format reads   // files that failed, and rows left out of files that loaded
+ *   files: [{ path, format, schemaVersion, rollouts,     // rollouts = count per file
+ *       job? }],   // a Harbor job result's stats (core model.ts HarborJob), not a rollout
+ *   errors: [{ path, message }],                            // files that failed, and rows left out of files that loaded
+ *   skipped: [path] }                                       // files of a folder no format reads
  * ```
  * `task` is the task id. `outputChars` counts UTF-16 code units of the recorded output.
  */
 import { RolloutLoadError } from '../core/errors';
 import { LOADERS } from '../core/formats/registry';
 import type { LoadFailure, LoadResult } from '../core/load';
-import type { Rollout, RolloutLink } from '../core/model';
+import type { HarborJob, Rollout, RolloutLink } from '../core/model';
 
 export interface ShowJson {
   format: string | null;
   schemaVersion: string | null;
   rollouts: ShowRollout[];
-  files: { path: string; format: string; schemaVersion: string | null; rollouts: number }[];
+  files: { path: string; format: string; schemaVersion: string | null; rollouts: number; job?: HarborJob }[];
   errors: { path: string; message: string }[];
   /** Files of a folder that no format reads (left out quietly). */
   skipped: string[];
@@ -111,7 +112,7 @@ export function showJson(result: LoadResult): ShowJson {
     format: formats.length === 1 ? formats[0] : formats.length ? 'mixed' : null,
     schemaVersion: versions.length === 1 ? versions[0] : null,
     rollouts: result.files.flatMap((f) => f.rollouts.map(rolloutJson)),
-    files: result.files.map((f) => ({ path: f.path, format: f.format, schemaVersion: f.schemaVersion, rollouts: f.rollouts.length })),
+    files: result.files.map((f) => ({ path: f.path, format: f.format, schemaVersion: f.schemaVersion, rollouts: f.rollouts.length, ...(f.job ? { job: f.job } : {}) })),
     errors: [...result.failures, ...partFailures(result)].map((f) => ({ path: f.path, message: f.error.message })),
     skipped: result.skipped,
   };

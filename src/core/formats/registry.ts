@@ -5,6 +5,7 @@
 import { UnknownFormatError } from '../errors';
 import { asciicastLoader } from './asciicast';
 import { atifLoader, harborTrialResultLoader } from './atif';
+import { harborJobLoader } from './harborJob';
 import { inspectLoader } from './inspect';
 import { miniSweAgentLoader } from './miniSweAgent';
 import { openHandsEvalLoader, openHandsV0Loader, openHandsV1Loader } from './openhands';
@@ -18,6 +19,7 @@ import type { FormatLoader, LoadInput } from './types';
 export const LOADERS: readonly FormatLoader[] = [
   atifLoader,
   harborTrialResultLoader,
+  harborJobLoader,
   miniSweAgentLoader,
   sweAgentLoader,
   openHandsEvalLoader,
