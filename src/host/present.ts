@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { RolloutLoadError, UnknownFormatError, formatIssue } from '../core/errors';
+import { attemptNumber } from '../core/formats/harborLayout';
 import type { Outcome, Rollout, Step } from '../core/model';
 import type { LoadedFile } from '../core/load';
 import { PICKER_MAX, pickerPositions, type CastEventCode, type CastEventView, type CastMessage, type CastView, type IssueView, type LoadErrorMessage, type RolloutMessage, type RolloutSummary, type ViewConfig } from '../shared/protocol';
@@ -56,8 +57,10 @@ export function describeCounts(steps: number, reward: number | null, resolved: b
 export function fileLabel(file: string, singleTaskId: string | null): string {
   const parts = file.split(/[\\/]/);
   const n = parts.length;
-  if (n >= 3 && parts[n - 1] === 'trajectory.json' && parts[n - 2] === 'agent') return parts[n - 3];
-  if (n >= 2 && parts[n - 1] === 'result.json') return parts[n - 2]; // a Harbor trial's result.json
+  // A retried Harbor trial's attempt folder `<trial>/attempts/<NNN>` goes by its trial.
+  const trialAt = (i: number) => (i >= 2 && parts[i - 1] === 'attempts' && attemptNumber(parts[i]) !== null ? parts[i - 2] : parts[i]);
+  if (n >= 3 && parts[n - 1] === 'trajectory.json' && parts[n - 2] === 'agent') return trialAt(n - 3);
+  if (n >= 2 && parts[n - 1] === 'result.json') return trialAt(n - 2); // a Harbor trial's result.json
   return singleTaskId ?? path.basename(file);
 }
 

@@ -188,3 +188,34 @@ export async function rawSessionLinks(agentDir: string, files: FileAccess): Prom
   }
   return out;
 }
+
+/**
+ * Of the files a workspace search found (absolute paths), the ones the Rollouts view should read,
+ * with the folder scan's Harbor rules (findRolloutFiles): a trial's `result.json` is dropped when its
+ * `agent/trajectory.json` was found too (the ATIF loader joins it), and of a retried trial's
+ * `attempts/<NNN>/` only the final attempt's files are kept (trialAttempts). Order is kept.
+ */
+export async function harborScanFilter(paths: readonly string[], files: FileAccess): Promise<string[]> {
+  const found = new Set(paths.map((p) => path.resolve(p)));
+  const finals = new Map<string, string | null>();
+  const finalOf = async (trial: string): Promise<string | null> => {
+    if (!finals.has(trial)) finals.set(trial, (await trialAttempts(trial, files))?.final.dir ?? null);
+    return finals.get(trial) ?? null;
+  };
+  const out: string[] = [];
+  for (const p of paths) {
+    const abs = path.resolve(p);
+    const base = path.basename(abs);
+    const dir = path.dirname(abs);
+    if (base === 'result.json' && found.has(path.join(dir, 'agent', 'trajectory.json'))) continue;
+    // `<trial>/attempts/<NNN>/…`: the attempt folder is the first one below an `attempts` folder.
+    const attemptDir = base === 'result.json' ? dir : path.basename(dir) === 'agent' ? path.dirname(dir) : null;
+    const trial = attemptDir ? trialOfAttempt(attemptDir) : null;
+    if (trial && attemptDir) {
+      const final = await finalOf(trial);
+      if (final !== null && path.resolve(final) !== attemptDir) continue;
+    }
+    out.push(p);
+  }
+  return out;
+}
