@@ -840,14 +840,17 @@ function meanText(s: Stats, word = 'mean reward'): string {
 
 /**
  * `N trials · M passed · mean reward x`, or `loading k/N · …` while trials are still being read; a
- * Harbor job adds what its result.json records: `of T` when it counts other trials than the ones
- * known here, errored, retries, pass@k, and `job result differs` when it disagrees with the trials.
+ * Harbor job adds what its result.json records: `(job result: T)` when it counts other trials than
+ * the ones known here, errored, retries, pass@k, and `job result differs` when it disagrees with the
+ * trials.
  */
 export function collectionDescription(c: Pick<CollectionNode, 'stats'> & { job?: JobView | null }): string {
   const s = c.stats;
   const j = c.job?.summary ?? null;
-  const of = j && j.nTotalTrials !== null && j.nTotalTrials !== s.total ? ` of ${j.nTotalTrials}` : '';
-  const head = s.pending > 0 ? `loading ${s.total - s.pending}/${s.total}` : `${s.total}${of} ${(j?.nTotalTrials ?? s.total) === 1 ? 'trial' : 'trials'}`;
+  const head =
+    s.pending > 0
+      ? `loading ${s.total - s.pending}/${s.total}`
+      : `${s.total} ${s.total === 1 ? 'trial' : 'trials'}${j && j.nTotalTrials !== null && j.nTotalTrials !== s.total ? ` (job result: ${j.nTotalTrials})` : ''}`;
   const parts = [head, `${s.passed} passed`, meanText(s)];
   if (j) {
     if (j.errored) parts.push(`${j.errored} errored`);
