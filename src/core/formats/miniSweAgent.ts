@@ -280,11 +280,11 @@ function messageText(m: MiniMessage): string {
   return contentText(m.content);
 }
 
-/** Task id from the root `instance_id` or a `<instance_id>.traj.json` file name. */
-function taskIdOf(traj: MiniTraj, file: string): string | null {
-  if (traj.instance_id) return traj.instance_id;
+/** Task id from the root `instance_id`, else from a `<instance_id>.traj.json` file name (`fromName`: listed in `derived`). */
+function taskIdOf(traj: { instance_id?: string }, file: string): { id: string | null; fromName: boolean } {
+  if (traj.instance_id) return { id: traj.instance_id, fromName: false };
   const m = /^(.+)\.traj\.json$/i.exec(path.basename(file));
-  return m ? m[1] : null;
+  return m ? { id: m[1], fromName: true } : { id: null, fromName: false };
 }
 
 function toRollout(input: LoadInput, traj: MiniTraj): Rollout {
@@ -382,7 +382,7 @@ function toRollout(input: LoadInput, traj: MiniTraj): Rollout {
   });
   closeStep();
 
-  const taskId = taskIdOf(traj, input.path);
+  const { id: taskId, fromName } = taskIdOf(traj, input.path);
   const status = info.exit_status ?? exitStatusFromMessage;
   const metadata: Record<string, unknown> = {};
   if (info.model_stats) metadata.modelStats = info.model_stats;
@@ -401,6 +401,8 @@ function toRollout(input: LoadInput, traj: MiniTraj): Rollout {
   const cwd = str(getIn(config, 'environment', 'cwd'));
 
   return {
+    // A task read out of the file name (`<instance_id>.traj.json`) is derived, not recorded.
+    ...(fromName ? { derived: ['task.id'] } : {}),
     id: taskId ?? `${input.path}#0`,
     format: 'mini-swe-agent',
     schemaVersion: traj.trajectory_format ?? null,
