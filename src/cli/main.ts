@@ -12,7 +12,7 @@
 import * as path from 'node:path';
 import { describeJob } from '../core/formats/harborJob';
 import { loadPath, LoadResult, type LoadedFile } from '../core/load';
-import type { Rollout, Step } from '../core/model';
+import { countedSteps, type Rollout, type Step } from '../core/model';
 import { fileTitle, stepNumber } from '../core/naming';
 import { printable, printFailures } from './common';
 import { LABEL_USAGE, runAgreement, runExport } from './labels';
@@ -46,13 +46,16 @@ function printRollout(r: Rollout, title: string): void {
   ].filter(Boolean).join(', ') || 'outcome unknown';
   process.stdout.write(printable(`${title}  [${r.format}${r.schemaVersion ? ` ${r.schemaVersion}` : ''}]  id ${r.id}`) + '\n');
   process.stdout.write(printable(`  task: ${r.task.id ?? '—'}   agent: ${[r.agent.name, r.agent.model].filter(Boolean).join(' / ') || '—'}`) + '\n');
-  process.stdout.write(`  ${r.steps.length} steps, ${outcome}\n`);
+  const counted = countedSteps(r);
+  const copied = r.steps.length - counted;
+  process.stdout.write(`  ${counted} steps${copied ? ` (+${copied} copied from an earlier context, not counted)` : ''}, ${outcome}\n`);
   for (const s of r.steps) {
     const exits = s.observations.map((ob) => ob.exitCode).filter((c) => c !== null);
     const exit = exits.length ? ` exit ${exits.join(',')}` : '';
     const act = actionSummary(s);
     const text = act || s.message.replace(/\s+/g, ' ');
-    process.stdout.write(printable(`  ${stepNumber(s.index).padStart(5)} ${s.role.padEnd(11)} ${text.slice(0, 100)}${text.length > 100 ? '…' : ''}${exit}`) + '\n');
+    const copiedMark = s.copiedContext ? ' (copied context)' : '';
+    process.stdout.write(printable(`  ${stepNumber(s.index).padStart(5)} ${s.role.padEnd(11)} ${text.slice(0, 100)}${text.length > 100 ? '…' : ''}${exit}${copiedMark}`) + '\n');
   }
 }
 
@@ -129,7 +132,7 @@ async function run(argv: string[]): Promise<number> {
   // validate
   for (const f of result.files) {
     if (f.issues?.length) continue;
-    const steps = f.rollouts.reduce((n, r) => n + r.steps.length, 0);
+    const steps = f.rollouts.reduce((n, r) => n + countedSteps(r), 0);
     const what = f.job
       ? `job result, ${f.job.trials.length} trial(s) named, ${f.job.trials.filter((t) => t.folder === null).length} without their folder here`
       : `${f.rollouts.length} rollout(s), ${steps} steps`;

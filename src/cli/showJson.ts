@@ -8,7 +8,7 @@
  *       outcome: {reward, resolved, status}, derived?: [field],    // fields derived, not recorded
  *       links?: [{relation, label, path, rolloutId, stepIndex, missing}],
  *       steps: [{ index, role, timestamp, tokens: {prompt, completion, cached} | null,
- *         event?: {kind, label}, links?: [...],
+ *         event?: {kind, label}, links?: [...], copiedContext?: true,   // copied from an earlier context (ATIF)
  *         actions: [{kind, command, tool, path?, edit?: {op, path}}],
  *         observations: [{exitCode, exitCodeFrom?, isError?, outputChars}] }] }],
  *   files: [{ path, format, schemaVersion, rollouts,     // rollouts = count per file
@@ -51,6 +51,7 @@ export interface ShowRollout {
     tokens: { prompt: number | null; completion: number | null; cached: number | null } | null;
     event?: { kind: string; label: string };
     links?: ShowLink[];
+    copiedContext?: true;
     actions: { kind: string; command: string | null; tool: string | null; path?: string | null; edit?: { op: string; path: string | null } }[];
     observations: { exitCode: number | null; exitCodeFrom?: string; isError?: boolean; outputChars: number }[];
   }[];
@@ -88,6 +89,7 @@ function rolloutJson(r: Rollout): ShowRollout {
         }),
       };
       if (s.event) step.event = s.event;
+      if (s.copiedContext) step.copiedContext = true;
       if (s.links?.length) step.links = s.links.map(linkJson);
       return step;
     }),

@@ -376,6 +376,17 @@ export function unknownOutcome(): Outcome {
   return { reward: null, rewards: null, resolved: null, status: null, source: null };
 }
 
+/**
+ * The number of steps a rollout adds: its steps minus those an ATIF file marks as copied from an
+ * earlier context (`is_copied_context`, `Step.copiedContext`: the history a continuation replays).
+ * Summaries, the Rollouts view, the CLI, group ranking and the scorer count these, not `steps.length`.
+ */
+export function countedSteps(r: { readonly steps: readonly Pick<Step, 'copiedContext'>[] }): number {
+  let n = 0;
+  for (const s of r.steps) if (!s.copiedContext) n++;
+  return n;
+}
+
 /** Convenience constructor for a step with every optional field unknown; `fields` overrides. */
 export function makeStep(index: number, role: Role, fields: Partial<Step> = {}): Step {
   return {

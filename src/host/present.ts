@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { RolloutLoadError, UnknownFormatError, formatIssue } from '../core/errors';
 import { attemptNumber } from '../core/formats/harborLayout';
-import type { Outcome, Rollout, Step } from '../core/model';
+import { countedSteps, type Outcome, type Rollout, type Step } from '../core/model';
 import type { LoadedFile } from '../core/load';
 import { PICKER_MAX, pickerPositions, type CastEventCode, type CastEventView, type CastMessage, type CastView, type IssueView, type LoadErrorMessage, type RolloutMessage, type RolloutSummary, type ViewConfig } from '../shared/protocol';
 
@@ -39,7 +39,7 @@ export function outcomeKind(o: Outcome): OutcomeKind {
 
 /** `<n> steps · reward 0.0 · resolved` (reward left out when unknown). */
 export function describeRollout(r: Pick<Rollout, 'steps' | 'outcome'>): string {
-  return describeCounts(r.steps.length, r.outcome.reward, r.outcome.resolved);
+  return describeCounts(countedSteps(r), r.outcome.reward, r.outcome.resolved);
 }
 
 /** The same description from the numbers alone (the tree keeps no steps). */
@@ -76,7 +76,8 @@ export function summarize(r: Rollout, index: number): RolloutSummary {
     index,
     id: r.id,
     taskId: r.task.id,
-    steps: r.steps.length,
+    // Steps an ATIF continuation copies from its earlier context are not new steps.
+    steps: countedSteps(r),
     reward: r.outcome.reward,
     resolved: r.outcome.resolved,
     line: r.source.line,
