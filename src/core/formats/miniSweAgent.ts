@@ -432,16 +432,16 @@ function toRollout(input: LoadInput, traj: MiniTraj, at: (string | number)[] = [
  * The older mini-swe-agent trajectory: a bare list of `{role, content}` chat messages (what the
  * early `save` wrote, `json.dumps(agent.messages)`; e.g. SWE-agent/mini-swe-agent
  * `tests/test_data/local.traj.json` before `trajectory_format` existed). Recognised when every item
- * is such a message with text content and the file is named `*.traj.json` (0.75) or the messages
+ * is such a message (text, or a list of parts) and the file is named `*.traj.json` (0.75) or the messages
  * hold mini-swe-agent's own markers, a `<returncode>` reply to a fenced command (0.7).
  */
 function bareMessageList(input: LoadInput): { accept: true; confidence: number } | { accept: false; reason: string } {
   const v = input.doc?.value;
   if (!Array.isArray(v) || v.length === 0) return { accept: false, reason: 'not a JSON object (nor a bare message list)' };
-  const chat = v.every((m) => isObject(m) && typeof m.role === 'string' && (typeof m.content === 'string' || m.content === null));
-  if (!chat) return { accept: false, reason: 'a JSON list, but not of {role, content: text} messages' };
+  const chat = v.every((m) => isObject(m) && typeof m.role === 'string' && (typeof m.content === 'string' || m.content === null || Array.isArray(m.content)));
+  if (!chat) return { accept: false, reason: 'a JSON list, but not of {role, content} messages' };
   if (/\.traj\.json$/i.test(input.path)) return { accept: true, confidence: 0.75 };
-  const said = (role: string, re: RegExp) => v.some((m) => m.role === role && re.test(String(m.content ?? '')));
+  const said = (role: string, re: RegExp) => v.some((m) => m.role === role && re.test(contentText(m.content)));
   if (said('assistant', /```(?:bash|mswea_bash_command)\s*\n/) && said('user', /<returncode>-?\d+<\/returncode>/)) return { accept: true, confidence: 0.7 };
   return { accept: false, reason: 'a list of chat messages without mini-swe-agent\'s markers (a .traj.json name, or ```bash commands answered by <returncode>)' };
 }

@@ -329,6 +329,10 @@ export const nemoRowSummary: RowSummarizer = (b, file, line, out) => {
       f[k] = parseSpan(b, vs, ve);
       return ve;
     }
+    if (k === 'instance_config') {
+      instanceConfig = taskMembers(b, vs);
+      return -1;
+    }
     if (k !== 'responses_create_params' && k !== 'response' && k !== 'metadata') {
       const ve = valueEnd(b, vs);
       f[k] = readScalar(b, vs, ve);
@@ -346,10 +350,6 @@ export const nemoRowSummary: RowSummarizer = (b, file, line, out) => {
       const ve = valueEnd(b, vs);
       metadata = [vs, ve];
       return ve;
-    }
-    if (k === 'instance_config') {
-      instanceConfig = taskMembers(b, vs);
-      return -1;
     }
     return -1;
   });
