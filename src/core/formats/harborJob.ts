@@ -14,7 +14,9 @@
  * - `src/harbor/job.py`: where the file is written (`job_dir / "result.json"`, `trial_results`
  *   usually excluded) and how retries are counted (`_remove_completed_attempt_for_retry`);
  * - older releases (the `sandboxes` package) wrote the reward and exception stats at the top of
- *   `stats` without `evals`: read as one eval with key null.
+ *   `stats` without `evals` (the first ones: `total_reward`, `positive_reward_trials`,
+ *   `non_positive_reward_trials`): read as one eval with key null, the trials they name listed
+ *   without a reward value (none is recorded).
  *
  * The job result is not a rollout: its stats go to `input.job` (→ `LoadedFile.job`). The rollouts the
  * loader returns are the trials the job result names whose folder is NOT beside it (`<job>/<trial>/`
@@ -70,6 +72,10 @@ const StatsSchema = z.looseObject({
   pass_at_k: z.record(z.string(), z.number()).nullish(),
   reward_stats: RewardStats.nullish(),
   exception_stats: ExceptionStats.nullish(),
+  // the first releases: trials by the sign of their reward, and the rewards' total
+  positive_reward_trials: TrialNames.nullish(),
+  non_positive_reward_trials: TrialNames.nullish(),
+  total_reward: z.number().nullish(),
   n_input_tokens: z.number().nullish(),
   n_cache_tokens: z.number().nullish(),
   n_output_tokens: z.number().nullish(),
@@ -122,8 +128,9 @@ interface TrialAcc {
 /** The evals of the stats: `evals` by key, or the older flat stats as one eval with key null. */
 function evalsOf(stats: JobResult['stats']): { key: string | null; s: EvalStats; at: JsonPath }[] {
   if (stats.evals) return Object.entries(stats.evals).map(([key, s]) => ({ key, s, at: ['stats', 'evals', key] }));
-  if (stats.reward_stats || stats.exception_stats || stats.metrics || stats.pass_at_k) {
-    return [{ key: null, s: { n_trials: stats.n_trials, n_errors: stats.n_errors, metrics: stats.metrics, pass_at_k: stats.pass_at_k, reward_stats: stats.reward_stats, exception_stats: stats.exception_stats }, at: ['stats'] }];
+  if (stats.reward_stats || stats.exception_stats || stats.metrics || stats.pass_at_k || stats.total_reward != null) {
+    const metrics = stats.metrics ?? (stats.total_reward != null ? [{ total_reward: stats.total_reward }] : null);
+    return [{ key: null, s: { n_trials: stats.n_trials, n_errors: stats.n_errors, metrics, pass_at_k: stats.pass_at_k, reward_stats: stats.reward_stats, exception_stats: stats.exception_stats }, at: ['stats'] }];
   }
   return [];
 }
@@ -167,6 +174,10 @@ async function readJob(doc: JsonDoc, files: FileAccess): Promise<{ job: HarborJo
       .filter((p) => Number.isInteger(p.k) && p.k > 0)
       .sort((a, b) => a.k - b.k);
     evals.push({ key, nTrials: s.n_trials ?? null, nErrors: s.n_errors ?? null, metrics, passAtK, rewards, exceptions });
+  }
+  // The first releases named trials only by the sign of their reward (the value is not recorded).
+  for (const k of ['positive_reward_trials', 'non_positive_reward_trials'] as const) {
+    (st[k] ?? []).forEach((n, i) => touch(n, null, ['stats', k, i]));
   }
   // Full trial results, when the job result kept them: they name the task and give the rewards.
   (r.trial_results ?? []).forEach((tr, i) => {

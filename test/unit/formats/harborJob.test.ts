@@ -163,6 +163,20 @@ describe('Harbor job result.json (harbor-job)', () => {
     assert.equal(f.job.evals[0].key, 'claude-code__gpt-5.6__adhoc');
   });
 
+  it('the first releases\' flat stats (sandboxes JobStats: total_reward, positive / non-positive reward trials): trials listed without a reward value', async () => {
+    // Shape of the `sandboxes` package's JobStats (no real file of it in ../shared): the census job's
+    // trial and exception moved into it.
+    const raw = jobJson();
+    raw.stats = { n_trials: 1, n_errors: 1, total_reward: 0, positive_reward_trials: [], non_positive_reward_trials: [JOB_TRIAL], exception_stats: { NonZeroAgentExitCodeError: [JOB_TRIAL] } };
+    const dir = tmpDir('ti-harbor-first-');
+    fs.writeFileSync(path.join(dir, 'result.json'), JSON.stringify(raw, null, 4));
+    const f = await loadFile(path.join(dir, 'result.json'));
+    assert.ok(f.job);
+    assert.deepEqual(f.job.evals, [{ key: null, nTrials: 1, nErrors: 1, metrics: [{ total_reward: 0 }], passAtK: [], rewards: [], exceptions: [{ type: 'NonZeroAgentExitCodeError', trials: [JOB_TRIAL] }] }]);
+    assert.deepEqual(f.job.trials.map((t) => [t.name, t.rewards, t.exception]), [[JOB_TRIAL, null, 'NonZeroAgentExitCodeError']]);
+    assert.deepEqual([f.rollouts[0].outcome.reward, f.rollouts[0].outcome.status], [null, 'NonZeroAgentExitCodeError']);
+  });
+
   it('a malformed job result fails located at the field', async () => {
     const raw = jobJson();
     raw.stats.evals['claude-code__gpt-5.6__adhoc'].exception_stats.NonZeroAgentExitCodeError = 'not a list';
