@@ -10,9 +10,10 @@
  * 2 usage error.
  */
 import * as path from 'node:path';
-import { loadPath, LoadResult } from '../core/load';
+import { describeJob } from '../core/formats/harborJob';
 import { isWarning } from '../core/errors';
-import type { Rollout, Step } from '../core/model';
+import { loadPath, LoadResult, type LoadedFile } from '../core/load';
+import { countedSteps, type Rollout, type Step } from '../core/model';
 import { fileTitle, stepNumber } from '../core/naming';
 import { printable, printFailures } from './common';
 import { LABEL_USAGE, runAgreement, runExport } from './labels';
@@ -46,13 +47,34 @@ function printRollout(r: Rollout, title: string): void {
   ].filter(Boolean).join(', ') || 'outcome unknown';
   process.stdout.write(printable(`${title}  [${r.format}${r.schemaVersion ? ` ${r.schemaVersion}` : ''}]  id ${r.id}`) + '\n');
   process.stdout.write(printable(`  task: ${r.task.id ?? '—'}   agent: ${[r.agent.name, r.agent.model].filter(Boolean).join(' / ') || '—'}`) + '\n');
-  process.stdout.write(`  ${r.steps.length} steps, ${outcome}\n`);
+  const counted = countedSteps(r);
+  const copied = r.steps.length - counted;
+  process.stdout.write(`  ${counted} steps${copied ? ` (+${copied} copied from an earlier context, not counted)` : ''}, ${outcome}\n`);
   for (const s of r.steps) {
     const exits = s.observations.map((ob) => ob.exitCode).filter((c) => c !== null);
     const exit = exits.length ? ` exit ${exits.join(',')}` : '';
     const act = actionSummary(s);
     const text = act || s.message.replace(/\s+/g, ' ');
-    process.stdout.write(printable(`  ${stepNumber(s.index).padStart(5)} ${s.role.padEnd(11)} ${text.slice(0, 100)}${text.length > 100 ? '…' : ''}${exit}`) + '\n');
+    const copiedMark = s.copiedContext ? ' (copied context)' : '';
+    process.stdout.write(printable(`  ${stepNumber(s.index).padStart(5)} ${s.role.padEnd(11)} ${text.slice(0, 100)}${text.length > 100 ? '…' : ''}${exit}${copiedMark}`) + '\n');
+  }
+}
+
+/**
+ * A Harbor job result: its stats, then each trial it names with what it says of it and whether the
+ * trial's folder is here (read on its own when it is).
+ */
+function printJob(f: LoadedFile & { job: NonNullable<LoadedFile['job']> }): void {
+  const job = f.job;
+  process.stdout.write(printable(`Harbor job ${path.basename(path.dirname(f.path))}  [${f.format}]  id ${job.id ?? '—'}`) + '\n');
+  for (const l of describeJob(job)) process.stdout.write(printable(`  ${l}`) + '\n');
+  for (const t of job.trials) {
+    const says = [
+      t.rewards ? Object.entries(t.rewards).map(([k, v]) => `${k} ${v}`).join(', ') : 'no reward',
+      t.exception,
+      t.folder ? `folder ${path.relative(process.cwd(), t.folder) || t.folder}` : 'folder not here',
+    ].filter(Boolean);
+    process.stdout.write(printable(`  trial ${t.name}: ${says.join(' · ')}`) + '\n');
   }
 }
 
@@ -95,7 +117,14 @@ async function run(argv: string[]): Promise<number> {
     if (flags.has('--json')) {
       process.stdout.write(JSON.stringify(showJson(result), null, 2) + '\n');
     } else {
-      for (const f of result.files) {
+      // A job's summary heads its trials.
+      const ordered = [...result.files.filter((f) => f.job), ...result.files.filter((f) => !f.job)];
+      for (const f of ordered) {
+        // A job result is its stats and the trials it names, not rollouts of steps.
+        if (f.job) {
+          printJob({ ...f, job: f.job });
+          continue;
+        }
         const tasks = new Set(f.rollouts.map((r) => r.task.id));
         const single = tasks.size === 1 ? [...tasks][0] : null;
         for (const r of f.rollouts) printRollout(r, f.rollouts.length === 1 ? fileTitle(f.path, single) : r.task.id ?? fileTitle(f.path, null));
@@ -107,8 +136,11 @@ async function run(argv: string[]): Promise<number> {
   // validate
   for (const f of result.files) {
     if (f.issues?.some((i) => !isWarning(i))) continue;
-    const steps = f.rollouts.reduce((n, r) => n + r.steps.length, 0);
-    process.stdout.write(`ok ${f.path} (${f.format}${f.schemaVersion ? ` ${f.schemaVersion}` : ''}: ${f.rollouts.length} rollout(s), ${steps} steps)\n`);
+    const steps = f.rollouts.reduce((n, r) => n + countedSteps(r), 0);
+    const what = f.job
+      ? `job result, ${f.job.trials.length} trial(s) named, ${f.job.trials.filter((t) => t.folder === null).length} without their folder here`
+      : `${f.rollouts.length} rollout(s), ${steps} steps`;
+    process.stdout.write(`ok ${f.path} (${f.format}${f.schemaVersion ? ` ${f.schemaVersion}` : ''}: ${what})\n`);
   }
   if (result.skipped.length) {
     const names = result.skipped.slice(0, 5).map((p) => path.relative(process.cwd(), p) || p);

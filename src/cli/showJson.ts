@@ -8,26 +8,27 @@
  *       outcome: {reward, resolved, status}, derived?: [field],    // fields derived, not recorded
  *       links?: [{relation, label, path, rolloutId, stepIndex, missing}],
  *       steps: [{ index, role, timestamp, tokens: {prompt, completion, cached} | null,
- *         event?: {kind, label}, links?: [...],
+ *         event?: {kind, label}, links?: [...], copiedContext?: true,   // copied from an earlier context (ATIF)
  *         actions: [{kind, command, tool, path?, edit?: {op, path}}],
  *         observations: [{exitCode, exitCodeFrom?, isError?, outputChars}] }] }],
- *   files: [{ path, format, schemaVersion, rollouts }],   // rollouts = count per file
- *   errors: [{ path, message }],
- *   warnings: [{ path, message }],                       // located issues of files that loaded whole (a missing linked file, …)
- *   skipped: [path] }                                       // files of a folder no format reads   // files that failed, and rows left out of files that loaded
+ *   files: [{ path, format, schemaVersion, rollouts,     // rollouts = count per file
+ *       job? }],   // a Harbor job result's stats (core model.ts HarborJob), not a rollout
+ *   errors: [{ path, message }],                            // files that failed, and rows left out of files that loaded
+ *   warnings: [{ path, message }],                          // located issues of files that loaded whole (a missing linked file, …)
+ *   skipped: [path] }                                       // files of a folder no format reads
  * ```
  * `task` is the task id. `outputChars` counts UTF-16 code units of the recorded output.
  */
 import { formatIssue, isWarning, RolloutLoadError } from '../core/errors';
 import { LOADERS } from '../core/formats/registry';
 import type { LoadFailure, LoadResult } from '../core/load';
-import type { Rollout, RolloutLink } from '../core/model';
+import type { HarborJob, Rollout, RolloutLink } from '../core/model';
 
 export interface ShowJson {
   format: string | null;
   schemaVersion: string | null;
   rollouts: ShowRollout[];
-  files: { path: string; format: string; schemaVersion: string | null; rollouts: number }[];
+  files: { path: string; format: string; schemaVersion: string | null; rollouts: number; job?: HarborJob }[];
   errors: { path: string; message: string }[];
   /** Issues that left nothing out (LocatedIssue.severity 'warning'): one message per issue, `file:line:col …`. */
   warnings: { path: string; message: string }[];
@@ -53,6 +54,7 @@ export interface ShowRollout {
     tokens: { prompt: number | null; completion: number | null; cached: number | null } | null;
     event?: { kind: string; label: string };
     links?: ShowLink[];
+    copiedContext?: true;
     actions: { kind: string; command: string | null; tool: string | null; path?: string | null; edit?: { op: string; path: string | null } }[];
     observations: { exitCode: number | null; exitCodeFrom?: string; isError?: boolean; outputChars: number }[];
   }[];
@@ -90,6 +92,7 @@ function rolloutJson(r: Rollout): ShowRollout {
         }),
       };
       if (s.event) step.event = s.event;
+      if (s.copiedContext) step.copiedContext = true;
       if (s.links?.length) step.links = s.links.map(linkJson);
       return step;
     }),
@@ -120,7 +123,7 @@ export function showJson(result: LoadResult): ShowJson {
     format: formats.length === 1 ? formats[0] : formats.length ? 'mixed' : null,
     schemaVersion: versions.length === 1 ? versions[0] : null,
     rollouts: result.files.flatMap((f) => f.rollouts.map(rolloutJson)),
-    files: result.files.map((f) => ({ path: f.path, format: f.format, schemaVersion: f.schemaVersion, rollouts: f.rollouts.length })),
+    files: result.files.map((f) => ({ path: f.path, format: f.format, schemaVersion: f.schemaVersion, rollouts: f.rollouts.length, ...(f.job ? { job: f.job } : {}) })),
     errors: [...result.failures, ...partFailures(result)].map((f) => ({ path: f.path, message: f.error.message })),
     warnings: fileWarnings(result),
     skipped: result.skipped,

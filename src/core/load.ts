@@ -9,9 +9,10 @@
 import * as path from 'node:path';
 import { RolloutLoadError, UnknownFormatError, type LocatedIssue } from './errors';
 import { JsonDoc, JsonlLine, LineIndex, splitJsonValues, splitJsonl } from './json';
+import { isJobFolder, isTrialFolder, JOB_COMPANIONS, TRIAL_COMPANIONS, TRIAL_OUTPUT_DIRS, trialAttempts } from './formats/harborLayout';
 import { pickLoader } from './formats/registry';
 import type { FileAccess, LoadInput } from './formats/types';
-import type { FormatId, Rollout } from './model';
+import type { FormatId, HarborJob, Rollout } from './model';
 import { nodeFiles } from './nodeFiles';
 
 /** The rollouts read from one file. */
@@ -23,6 +24,8 @@ export interface LoadedFile {
   rollouts: Rollout[];
   /** Located problems of parts the loader left out while reading the rest (bad JSONL rows); absent when none. */
   issues?: LocatedIssue[];
+  /** The Harbor job summary when the file is a job's `result.json` (format `harbor-job`); absent otherwise. */
+  job?: HarborJob;
 }
 
 /** A file inside a folder that could not be read. */
@@ -221,6 +224,7 @@ export async function loadFile(file: string, files: FileAccess = nodeFiles): Pro
   const rollouts = await loader.load(input);
   const loaded: LoadedFile = { path: file, format: loader.id, schemaVersion: rollouts[0]?.schemaVersion ?? null, rollouts };
   if (input.issues?.length) loaded.issues = loader.stream ? markCutLastLine(input, input.issues) : input.issues;
+  if (input.job) loaded.job = input.job;
   return loaded;
 }
 
@@ -265,6 +269,13 @@ function isTb1TrialFolder(names: string[]): boolean {
  * `results.json` stands for every trial, so the trials' own `results.json` two levels below
  * (`<run>/<task>/<trial>/results.json`) and `run_metadata.json` are skipped; a trial's
  * `agent-logs/` (LLM call logs, joined into the trial) and `sessions/*.cast` are not listed.
+ *
+ * Harbor (formats/harborLayout.ts): a job folder's `result.json` is listed (the `harbor-job`
+ * summary), its `config.json`/`lock.json`/`job.log` are not; in a trial folder only the rollout
+ * files directly in `agent/` are listed (its raw agent sessions, `sessions/**` and `*.txt` logs, are
+ * linked from the trial's rollout, not rollouts of their own), `verifier/`, `artifacts/` and the
+ * trial's `config.json`/`lock.json` are not walked; a trial with `attempts/<NNN>/` is read from its
+ * final attempt only (the others are linked from it).
  */
 export async function findRolloutFiles(dir: string, files: FileAccess = nodeFiles, maxDepth = 8): Promise<FoundFile[]> {
   const out: FoundFile[] = [];
@@ -282,11 +293,26 @@ export async function findRolloutFiles(dir: string, files: FileAccess = nodeFile
     const tb1Trial = isTb1TrialFolder(names);
     const inTrialOfRun = tb1Run !== null && path.dirname(path.dirname(d)) === tb1Run;
     const trialOwned = TRIAL_FILES.some((n) => names.includes(n) || parentNames.includes(n));
+    const attempts = names.includes('attempts') ? await trialAttempts(d, files) : null;
+    const harborTrial = attempts !== null || isTrialFolder(names);
+    const harborJob = !harborTrial && isJobFolder(names);
+    // The agent's own folder of a Harbor trial: its rollout files only (raw sessions are linked from them).
+    const harborAgent = path.basename(d) === 'agent' && isTrialFolder(parentNames);
     for (const name of names) {
       const p = path.join(d, name);
       if (await files.isDirectory(p)) {
         if (tb1Trial && name === 'agent-logs') continue; // joined into the trial by the tb1 loader
+        if (harborAgent || (harborTrial && TRIAL_OUTPUT_DIRS.has(name))) continue;
+        if (attempts && name === 'attempts') {
+          // Only the final attempt is read; the others are reachable from it (attempt links).
+          if (attempts.final.name !== '.' && depth + 1 < maxDepth) await walk(attempts.final.dir, depth + 2, tb1Run, await files.list(p));
+          continue;
+        }
         if (depth < maxDepth && !SKIP_DIRS.has(name) && !name.startsWith('.')) await walk(p, depth + 1, runFolder ? d : tb1Run, names);
+      } else if ((harborJob && JOB_COMPANIONS.has(name)) || (harborTrial && TRIAL_COMPANIONS.has(name))) {
+        continue; // the job's / trial's own configuration and logs
+      } else if (harborAgent && !ROLLOUT_NAME.test(name) && !JOINED_NAME.test(name) && !SUBAGENT_NAME.test(name)) {
+        continue; // an agent's output log (`claude-code.txt`), linked as its raw session
       } else if (JOINED_NAME.test(name) || (SUBAGENT_NAME.test(name) && names.includes('trajectory.json'))) {
         continue; // reached from the main trajectory.json (continuation / summarization subagent)
       } else if (ROLLOUT_NAME.test(name) || (V1_FIRST_EVENT.test(name) && path.basename(d) === 'events')) {
@@ -307,6 +333,15 @@ export async function findRolloutFiles(dir: string, files: FileAccess = nodeFile
 }
 
 /**
+ * True for a load error that says the file could not be read at all (permissions, I/O, over the
+ * size limit: loadFile / decodeUtf8), as opposed to content that is no rollout (not JSON, empty,
+ * binary): the folder scan reports the former as failures, never as "skipped".
+ */
+function unreadable(e: RolloutLoadError): boolean {
+  return e.issues.some((i) => i.expected === 'a readable file' || i.expected.startsWith('a file of at most'));
+}
+
+/**
  * Reads a file or a folder. A folder is scanned with findRolloutFiles; a folder that holds no
  * rollout file gives one failure saying so.
  */
@@ -318,8 +353,9 @@ export async function loadPath(target: string, files: FileAccess = nodeFiles): P
     try {
       result.files.push(await loadFile(f.path, files));
     } catch (e) {
-      // An unnamed .json that no loader recognises is just another file in the folder.
-      if (!f.named && (e instanceof UnknownFormatError || (e instanceof RolloutLoadError && e.format === null))) {
+      // An unnamed .json that no loader recognises is just another file in the folder; one that
+      // could not be read at all (permissions, I/O, size) may be a rollout and is a failure.
+      if (!f.named && (e instanceof UnknownFormatError || (e instanceof RolloutLoadError && e.format === null && !unreadable(e)))) {
         result.skipped.push(f.path);
         continue;
       }

@@ -288,6 +288,65 @@ export const Rollout = z.object({
 });
 export type Rollout = z.infer<typeof Rollout>;
 
+/**
+ * A Harbor job's own `result.json` (harbor-framework/harbor `src/harbor/models/job/result.py`
+ * `JobResult` / `JobStats` / `AgentDatasetStats`), as recorded: the job's counts and, per eval
+ * (`<agent>__<model>__<dataset>`), its metrics, pass@k, and which trials got which reward and which
+ * exception. Not a rollout: the loader (`harbor-job`) returns it beside the rollouts of the file
+ * (`LoadedFile.job`). Counts the file does not hold are null (older Harbor wrote `n_trials` /
+ * `n_errors`, or a top-level `status`; those are read into the same fields).
+ */
+export const HarborJob = z.object({
+  /** Absolute path of the job `result.json`. */
+  path: z.string(),
+  id: z.string().nullable(),
+  startedAt: z.string().nullable(),
+  updatedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  nTotalTrials: z.number().int().nullable(),
+  completed: z.number().int().nullable(),
+  errored: z.number().int().nullable(),
+  running: z.number().int().nullable(),
+  pending: z.number().int().nullable(),
+  cancelled: z.number().int().nullable(),
+  retries: z.number().int().nullable(),
+  tokens: z.object({ input: z.number().nullable(), cache: z.number().nullable(), output: z.number().nullable() }),
+  costUsd: z.number().nullable(),
+  /** One entry per eval key of `stats.evals` (or one `key: null` entry for the older flat stats). */
+  evals: z.array(
+    z.object({
+      key: z.string().nullable(),
+      nTrials: z.number().int().nullable(),
+      nErrors: z.number().int().nullable(),
+      /** `metrics` as recorded (`[{"mean": 0.25}]`): the numeric values of each metric object. */
+      metrics: z.array(z.record(z.string(), z.number())),
+      /** `pass_at_k`: k → value, k ascending. */
+      passAtK: z.array(z.object({ k: z.number().int(), value: z.number() })),
+      /** `reward_stats`: per reward name, each value and the trials that got it. */
+      rewards: z.array(z.object({ name: z.string(), value: z.number(), trials: z.array(z.string()) })),
+      /** `exception_stats`: per exception type, the trials that raised it. */
+      exceptions: z.array(z.object({ type: z.string(), trials: z.array(z.string()) })),
+    }),
+  ),
+  /**
+   * Every trial the job result names (in `reward_stats`, `exception_stats` or `trial_results`), in
+   * order of first mention: its eval key, rewards and exception type as the job result says, and the
+   * trial's folder beside the job result when it exists (absolute; null = not here).
+   */
+  trials: z.array(
+    z.object({
+      name: z.string(),
+      eval: z.string().nullable(),
+      /** The task name, only where the job result records it (`trial_results[].task_name`). */
+      taskName: z.string().nullable(),
+      rewards: z.record(z.string(), z.number()).nullable(),
+      exception: z.string().nullable(),
+      folder: z.string().nullable(),
+    }),
+  ),
+});
+export type HarborJob = z.infer<typeof HarborJob>;
+
 /** A per-step score from a scorer (filled in by later work; defined here so keys are shared). */
 export const Score = z.object({
   rolloutId: z.string(),
@@ -315,6 +374,17 @@ export type Label = z.infer<typeof Label>;
 /** An empty outcome: nothing known. */
 export function unknownOutcome(): Outcome {
   return { reward: null, rewards: null, resolved: null, status: null, source: null };
+}
+
+/**
+ * The number of steps a rollout adds: its steps minus those an ATIF file marks as copied from an
+ * earlier context (`is_copied_context`, `Step.copiedContext`: the history a continuation replays).
+ * Summaries, the Rollouts view, the CLI, group ranking and the scorer count these, not `steps.length`.
+ */
+export function countedSteps(r: { readonly steps: readonly Pick<Step, 'copiedContext'>[] }): number {
+  let n = 0;
+  for (const s of r.steps) if (!s.copiedContext) n++;
+  return n;
 }
 
 /** Convenience constructor for a step with every optional field unknown; `fields` overrides. */

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { RolloutLoadError, UnknownFormatError, formatIssue } from '../core/errors';
-import type { Outcome, Rollout, Step } from '../core/model';
+import { attemptNumber } from '../core/formats/harborLayout';
+import { countedSteps, type Outcome, type Rollout, type Step } from '../core/model';
 import type { LoadedFile } from '../core/load';
 import { FILE_ISSUES_MAX, PICKER_MAX, pickerPositions, type CastEventCode, type CastEventView, type CastMessage, type CastView, type IssueView, type LoadErrorMessage, type RolloutMessage, type RolloutSummary, type ViewConfig } from '../shared/protocol';
 
@@ -38,7 +39,7 @@ export function outcomeKind(o: Outcome): OutcomeKind {
 
 /** `<n> steps · reward 0.0 · resolved` (reward left out when unknown). */
 export function describeRollout(r: Pick<Rollout, 'steps' | 'outcome'>): string {
-  return describeCounts(r.steps.length, r.outcome.reward, r.outcome.resolved);
+  return describeCounts(countedSteps(r), r.outcome.reward, r.outcome.resolved);
 }
 
 /** The same description from the numbers alone (the tree keeps no steps). */
@@ -56,8 +57,10 @@ export function describeCounts(steps: number, reward: number | null, resolved: b
 export function fileLabel(file: string, singleTaskId: string | null): string {
   const parts = file.split(/[\\/]/);
   const n = parts.length;
-  if (n >= 3 && parts[n - 1] === 'trajectory.json' && parts[n - 2] === 'agent') return parts[n - 3];
-  if (n >= 2 && parts[n - 1] === 'result.json') return parts[n - 2]; // a Harbor trial's result.json
+  // A retried Harbor trial's attempt folder `<trial>/attempts/<NNN>` goes by its trial.
+  const trialAt = (i: number) => (i >= 2 && parts[i - 1] === 'attempts' && attemptNumber(parts[i]) !== null ? parts[i - 2] : parts[i]);
+  if (n >= 3 && parts[n - 1] === 'trajectory.json' && parts[n - 2] === 'agent') return trialAt(n - 3);
+  if (n >= 2 && parts[n - 1] === 'result.json') return trialAt(n - 2); // a Harbor trial's result.json
   return singleTaskId ?? path.basename(file);
 }
 
@@ -73,7 +76,8 @@ export function summarize(r: Rollout, index: number): RolloutSummary {
     index,
     id: r.id,
     taskId: r.task.id,
-    steps: r.steps.length,
+    // Steps an ATIF continuation copies from its earlier context are not new steps.
+    steps: countedSteps(r),
     reward: r.outcome.reward,
     resolved: r.outcome.resolved,
     line: r.source.line,

@@ -6,7 +6,11 @@
  *
  * Collections are detected from the paths of the files found (and, once loaded, their format):
  * - Harbor job: `<job>/<task>__<id>/agent/trajectory.json` (or `<job>/<trial>/result.json` for a
- *   trial without trajectory) for at least two trial folders under the same `<job>`.
+ *   trial without trajectory; `<job>/<trial>/attempts/<NNN>/…` for a retried trial's final attempt)
+ *   for at least two trial folders under the same `<job>`, or the job's own `result.json` (read as
+ *   `harbor-job`, or not read yet but beside trial folders), which heads the collection: its stats
+ *   (trials, errored, retries, pass@k, reward and exception breakdowns) and the trials it names
+ *   without a folder here; where the job result and a trial's own files disagree, both are shown.
  * - Terminal-Bench 1 run: `<run>/<task>/<task>.<k>-of-<n>[.<run_id>]/results.json` for at least two
  *   trials, or a run-level `<run>/results.json` (read as `tb1-run`, or not read yet but beside
  *   trials), which alone makes a collection of the trials it lists.
@@ -14,9 +18,11 @@
  * Everything else is listed as a file, as before.
  */
 import * as path from 'node:path';
-import type { FormatId, Rollout } from '../core/model';
+import { evalMetricsText, jobCountsText } from '../core/formats/harborJob';
+import { trialOfAttempt } from '../core/formats/harborLayout';
+import type { FormatId, HarborJob, Rollout } from '../core/model';
 import type { RolloutSummary } from '../shared/protocol';
-import { formatReward, summarize } from './present';
+import { fileLabel, formatReward, summarize } from './present';
 
 // ---------------------------------------------------------------------------------------------
 // Input: the files found and what is known of them
@@ -33,6 +39,10 @@ export interface TreeRollout extends RolloutSummary {
   labels?: RolloutLabelState | null;
   /** Score state of the rollout's steps, when a scorer has scored it. */
   scores?: RolloutScoreState | null;
+  /** The exception a Harbor trial ended with (`exception_info.exception_type`), for a visible mark; null/absent when none. */
+  exception?: string | null;
+  /** Fields the loader derived rather than read (core `Rollout.derived`), for a "derived" mark. */
+  derived?: string[];
 }
 
 /** How many steps of a rollout carry labels: bad (−1 from any annotator or the data), and labelled by a person. */
@@ -84,13 +94,27 @@ export function scoreState(scores: readonly { value: number }[]): RolloutScoreSt
 /** The tree's summary of a loaded rollout. */
 export function treeRollout(r: Rollout, index: number): TreeRollout {
   const trialName = typeof r.metadata.trialName === 'string' ? r.metadata.trialName : null;
-  return { ...summarize(r, index), groupId: r.groupId, trialName, format: r.format, labels: labelState(r, []) };
+  const t: TreeRollout = { ...summarize(r, index), groupId: r.groupId, trialName, format: r.format, labels: labelState(r, []) };
+  // Harbor records the exception a trial ended with as its status.
+  if (HARBOR_FORMATS.has(r.format) && r.outcome.status) t.exception = r.outcome.status;
+  if (r.derived?.length) t.derived = [...r.derived];
+  return t;
 }
+
+const HARBOR_FORMATS: ReadonlySet<FormatId> = new Set(['atif', 'harbor-trial-result', 'harbor-job']);
 
 /** What is known of a found file. `ignored`: a candidate name (`results.json`) no loader reads. */
 export type EntryState =
   | { kind: 'pending' }
-  | { kind: 'loaded'; format: FormatId; schemaVersion: string | null; rollouts: TreeRollout[]; indexing?: { bytes: number; size: number } }
+  | {
+      kind: 'loaded';
+      format: FormatId;
+      schemaVersion: string | null;
+      rollouts: TreeRollout[];
+      indexing?: { bytes: number; size: number };
+      /** A Harbor job result's stats (core `LoadedFile.job`). */
+      job?: HarborJob;
+    }
   | { kind: 'error'; message: string }
   | { kind: 'large'; bytes: number }
   | { kind: 'ignored' };
@@ -264,10 +288,30 @@ export interface CollectionNode extends NodeBase {
   /** The folder. */
   dir: string;
   label: string;
-  /** The run-level results.json of a TB1 run, when found. */
+  /** The run-level results.json of a TB1 run, or the job's own result.json of a Harbor job, when found. */
   runFile: string | null;
   /** Counted over trials: trial files, or the rollouts of the run file when no trial file was found. */
   stats: Stats;
+  /** The Harbor job result heading the collection, when read: its stats and where it disagrees with the trials found. */
+  job?: JobView | null;
+}
+
+/** What a Harbor job result says, beside what the trials found say. */
+export interface JobView {
+  summary: HarborJob;
+  /** Trial folders found here (read on their own). */
+  trialsFound: number;
+  /** Each point where the job result and a trial's own files (or the folder) say different things. */
+  disagreements: Disagreement[];
+}
+
+/** One difference between the job result and a trial: what each says, in words. */
+export interface Disagreement {
+  /** The trial (folder name); null for job-level counts. */
+  trial: string | null;
+  what: 'reward' | 'exception' | 'not in job result' | 'trials';
+  job: string;
+  found: string;
 }
 
 /** The trials of one task inside a collection. */
@@ -288,6 +332,8 @@ export interface FileLeaf extends NodeBase {
   state: EntryState;
   /** Groups of a multi-rollout file (GRPO), when its rollouts carry group ids. */
   groups: number;
+  /** A trial of a Harbor job: where the job result says something else of it than its own files. */
+  disagreements?: Disagreement[];
 }
 
 /** The rollouts of one GRPO group inside a file. */
@@ -319,7 +365,7 @@ type Family = 'harbor' | 'tb1' | 'folder';
 
 type Placement =
   | { kind: 'trial'; family: Family; dir: string; trial: string; taskKey: string; primary: boolean }
-  | { kind: 'run'; dir: string; sure: boolean }
+  | { kind: 'run'; family: 'tb1' | 'harbor'; dir: string; sure: boolean }
   | null;
 
 /** `<task>.<k>-of-<n>` optionally followed by `.<run_id>`: a TB1 trial folder of task `<task>`. */
@@ -336,23 +382,30 @@ function formatOf(s: EntryState): FormatId | null {
 }
 
 /** Where a file belongs: a trial of a collection folder, a TB1 run's own results.json, or nowhere. */
+/** The trial folder of a Harbor trial's (or its final attempt's) folder: `<trial>` of `<trial>/attempts/<NNN>`, else the folder itself. */
+function harborTrialDir(dir: string): string {
+  return trialOfAttempt(dir) ?? dir;
+}
+
 export function placementOf(e: Entry): Placement {
   const base = path.basename(e.path);
   const dir = path.dirname(e.path);
   const format = formatOf(e.state);
   if (base === 'trajectory.json' && path.basename(dir) === 'agent') {
     if (format !== null && format !== 'atif') return null;
-    const trialDir = path.dirname(dir);
+    const trialDir = harborTrialDir(path.dirname(dir));
     const trial = path.basename(trialDir);
     return { kind: 'trial', family: 'harbor', dir: path.dirname(trialDir), trial, taskKey: harborTaskKey(trial), primary: true };
   }
-  if (base === 'result.json') {
+  if (base === 'result.json' || format === 'harbor-job') {
+    if (format === 'harbor-job') return { kind: 'run', family: 'harbor', dir, sure: true };
     if (format !== null && format !== 'harbor-trial-result') return null;
-    const trial = path.basename(dir);
-    return { kind: 'trial', family: 'harbor', dir: path.dirname(dir), trial, taskKey: harborTaskKey(trial), primary: false };
+    const trialDir = harborTrialDir(dir);
+    const trial = path.basename(trialDir);
+    return { kind: 'trial', family: 'harbor', dir: path.dirname(trialDir), trial, taskKey: harborTaskKey(trial), primary: false };
   }
   if (base === 'results.json' || format === 'tb1-trial' || format === 'tb1-run') {
-    if (format === 'tb1-run') return { kind: 'run', dir, sure: true };
+    if (format === 'tb1-run') return { kind: 'run', family: 'tb1', dir, sure: true };
     if (format !== null && format !== 'tb1-trial') return null;
     const trial = path.basename(dir);
     const taskDir = path.dirname(dir);
@@ -362,7 +415,7 @@ export function placementOf(e: Entry): Placement {
     // A trial folder outside its run layout (copied side by side): group with its siblings.
     if (format === 'tb1-trial') return { kind: 'trial', family: 'folder', dir: taskDir, trial, taskKey: m ? m[1] : trial, primary: true };
     // Not read yet: a run's results.json if trials sit beside it (decided in buildTree).
-    return { kind: 'run', dir, sure: false };
+    return { kind: 'run', family: 'tb1', dir, sure: false };
   }
   return null;
 }
@@ -511,14 +564,11 @@ export function rolloutName(r: Pick<TreeRollout, 'taskId' | 'line' | 'index'>): 
   return r.taskId ?? (r.line !== null ? `line ${r.line}` : `#${r.index + 1}`);
 }
 
-/** Label of a file at the top level or in a collection (mirrors present.fileLabel for sorting). */
+/** Label of a file at the top level or in a collection (present.fileLabel, as the view shows it, for sorting). */
 function fileName(e: Entry, label: string | null): string {
   if (label) return label;
-  const parts = e.path.split(/[\\/]/);
-  const n = parts.length;
-  if (n >= 3 && parts[n - 1] === 'trajectory.json' && parts[n - 2] === 'agent') return parts[n - 3];
   const rs = rolloutsOf(e.state);
-  return rs.length === 1 && rs[0].taskId ? rs[0].taskId : parts[n - 1];
+  return fileLabel(e.path, rs.length === 1 ? rs[0].taskId : null);
 }
 
 /** The children of a multi-rollout file: its GRPO groups, then the rollouts without a group. */
@@ -580,8 +630,48 @@ function taskLabel(key: string, rollouts: TreeRollout[]): string {
   return ids.size === 1 ? [...ids][0] : key;
 }
 
+/** `reward 1` / `no reward` of a reward that may be unknown. */
+function rewardWords(x: number | null | undefined): string {
+  return x === null || x === undefined ? 'no reward' : `reward ${shortReward(x)}`;
+}
+
+/**
+ * Where a Harbor job result and the trials found say different things: per trial folder found, its
+ * reward and exception against the job's `reward_stats` / `exception_stats`, a trial with a reward
+ * or an exception that the job result does not name; and job-level counts (trials, errored) against
+ * the trials known here (folders found plus trials the job names without a folder).
+ */
+function jobDisagreements(job: HarborJob, found: Map<string, TreeRollout | null>, absent: number): Disagreement[] {
+  const out: Disagreement[] = [];
+  const named = new Map(job.trials.map((t) => [t.name, t]));
+  for (const [trial, r] of found) {
+    if (!r) continue; // not read yet, or unreadable
+    const jt = named.get(trial);
+    if (!jt) {
+      if (r.reward !== null || r.exception) out.push({ trial, what: 'not in job result', job: 'not named', found: [rewardWords(r.reward), r.exception ?? ''].filter(Boolean).join(' · ') });
+      continue;
+    }
+    const jr = jt.rewards?.reward ?? null;
+    // Only a reward the job result records can disagree (it names trials by reward only when verified).
+    if (jt.rewards && jr !== r.reward) out.push({ trial, what: 'reward', job: rewardWords(jr), found: rewardWords(r.reward) });
+    if ((jt.exception ?? null) !== (r.exception ?? null)) out.push({ trial, what: 'exception', job: jt.exception ?? 'no exception', found: r.exception ?? 'no exception' });
+  }
+  const known = found.size + absent;
+  if (job.nTotalTrials !== null && job.nTotalTrials !== known) {
+    out.push({ trial: null, what: 'trials', job: `${job.nTotalTrials} trials`, found: `${found.size} trial folders here${absent ? ` + ${absent} named without a folder` : ''}` });
+  }
+  if (job.errored !== null) {
+    const withExc = [...found.values()].filter((r) => r?.exception).length + job.trials.filter((t) => t.folder === null && t.exception).length;
+    const read = [...found.values()].every((r) => r !== null);
+    if (read && withExc !== job.errored) out.push({ trial: null, what: 'exception', job: `${job.errored} errored`, found: `${withExc} with an exception` });
+  }
+  return out;
+}
+
 function collectionNode(f: Folder, opts: TreeOptions): CollectionNode | null {
   const trials = [...f.trials.entries()];
+  const runState = f.run?.state;
+  const job = f.family === 'harbor' && runState?.kind === 'loaded' ? (runState.job ?? null) : null;
   const base: Omit<CollectionNode, 'children' | 'stats'> = {
     kind: 'collection',
     id: `c:${f.family}:${f.dir}`,
@@ -600,21 +690,33 @@ function collectionNode(f: Folder, opts: TreeOptions): CollectionNode | null {
     if (m) t.members.push(m);
   };
   const collectionStats: Member['stat'][] = [];
+  const found = new Map<string, TreeRollout | null>();
+  for (const [trial] of trials) {
+    const st = f.trials.get(trial)?.entry.state;
+    found.set(trial, st?.kind === 'loaded' ? (st.rollouts[0] ?? null) : null);
+  }
+  let absent = 0;
+  if (f.run) for (const r of rolloutsOf(f.run.state)) if (!(r.trialName && f.trials.has(r.trialName))) absent++;
+  const disagreements = job ? jobDisagreements(job, found, absent) : [];
   for (const [trial, { entry, taskKey }] of trials) {
     const stat = { state: entry.state.kind, rollouts: rolloutsOf(entry.state) };
     collectionStats.push(stat);
     const leaf = fileLeaf(entry, 'trial', trial, opts);
+    if (leaf) {
+      const mine = disagreements.filter((d) => d.trial === trial);
+      if (mine.length) leaf.disagreements = mine;
+    }
     addTo(taskKey, leaf ? { leaf, keys: keysOfFile(leaf, trial), stat } : null, stat);
   }
   if (f.run) {
-    // The trials the run's results.json lists that have no trial folder here (all of them, often).
+    // The trials the run's results.json (the job's result.json) lists that have no trial folder here (all of them, often).
     const runRollouts = rolloutsOf(f.run.state);
     const attempt = new Map<string, number>();
     for (const r of runRollouts) {
       if (r.trialName && f.trials.has(r.trialName)) continue;
       const stat = { state: 'loaded' as const, rollouts: [r] };
       collectionStats.push(stat);
-      const key = r.taskId ?? rolloutName(r);
+      const key = r.taskId ?? (f.family === 'harbor' && r.trialName ? harborTaskKey(r.trialName) : rolloutName(r));
       const k = (attempt.get(key) ?? 0) + 1;
       attempt.set(key, k);
       const label = r.trialName ?? `${key} #${k}`;
@@ -638,12 +740,16 @@ function collectionNode(f: Folder, opts: TreeOptions): CollectionNode | null {
     });
   }
   const children: TreeNode[] = sortBy(taskNodes, (t) => keysOfStats(t.stats, t.label), opts.sort);
-  // With trial folders found, the run's own results.json comes first (it opens as a picker of every trial).
-  if (f.run && trials.length > 0 && opts.filter === 'all' && refineIsEmpty(opts.refine)) {
+  // The run's own results.json (a job's result.json) comes first: a TB1 run's opens as a picker of
+  // every trial; a Harbor job's is the job's summary, shown even when it names no trial yet.
+  const headFirst = f.run && (trials.length > 0 || f.family === 'harbor') && opts.filter === 'all' && refineIsEmpty(opts.refine);
+  if (f.run && headFirst) {
     children.unshift({ kind: 'file', id: `f:${f.run.path}`, path: f.run.path, role: 'run', label: null, state: f.run.state, groups: 0, children: [] });
   }
   if (children.length === 0) return null;
-  return { ...base, stats: statsOf(collectionStats), children };
+  const node: CollectionNode = { ...base, stats: statsOf(collectionStats), children };
+  if (job) node.job = { summary: job, trialsFound: trials.length, disagreements };
+  return node;
 }
 
 /**
@@ -661,15 +767,20 @@ export function buildTree(entries: readonly Entry[], opts: TreeOptions = DEFAULT
   };
   const maybeRuns: Entry[] = [];
   const loose: Entry[] = [];
-  for (const e of entries) {
-    if (e.state.kind === 'ignored') continue;
-    const p = placementOf(e);
+  const placed = entries.filter((e) => e.state.kind !== 'ignored').map((e) => ({ e, p: placementOf(e) }));
+  // Folders that hold Harbor trial folders: a `result.json` of one of them, not read yet, is the job's.
+  const harborParents = new Set(placed.flatMap(({ p }) => (p?.kind === 'trial' && p.family === 'harbor' ? [p.dir] : [])));
+  for (const { e, p: placedAs } of placed) {
+    let p = placedAs;
+    if (p?.kind === 'trial' && p.family === 'harbor' && !p.primary && formatOf(e.state) === null && path.basename(e.path) === 'result.json' && harborParents.has(path.dirname(e.path))) {
+      p = { kind: 'run', family: 'harbor', dir: path.dirname(e.path), sure: false };
+    }
     if (p === null) loose.push(e);
     else if (p.kind === 'run') {
-      if (p.sure) {
-        const f = folder('tb1', p.dir);
+      if (p.sure || p.family === 'harbor') {
+        const f = folder(p.family, p.dir);
         f.run = e;
-        f.runSure = true;
+        f.runSure = p.sure;
       } else maybeRuns.push(e);
     } else {
       const f = folder(p.family, p.dir);
@@ -727,11 +838,53 @@ function meanText(s: Stats, word = 'mean reward'): string {
   return s.meanReward !== null ? `${word} ${formatReward(s.meanReward)}` : '';
 }
 
-/** `N trials · M passed · mean reward x`, or `loading k/N · …` while trials are still being read. */
-export function collectionDescription(c: Pick<CollectionNode, 'stats'>): string {
+/**
+ * `N trials · M passed · mean reward x`, or `loading k/N · …` while trials are still being read; a
+ * Harbor job adds what its result.json records: `(job result: T)` when it counts other trials than
+ * the ones known here, errored, retries, pass@k, and `job result differs` when it disagrees with the
+ * trials.
+ */
+export function collectionDescription(c: Pick<CollectionNode, 'stats'> & { job?: JobView | null }): string {
   const s = c.stats;
-  const head = s.pending > 0 ? `loading ${s.total - s.pending}/${s.total}` : `${s.total} ${s.total === 1 ? 'trial' : 'trials'}`;
-  return [head, `${s.passed} passed`, meanText(s)].filter(Boolean).join(' · ');
+  const j = c.job?.summary ?? null;
+  const head =
+    s.pending > 0
+      ? `loading ${s.total - s.pending}/${s.total}`
+      : `${s.total} ${s.total === 1 ? 'trial' : 'trials'}${j && j.nTotalTrials !== null && j.nTotalTrials !== s.total ? ` (job result: ${j.nTotalTrials})` : ''}`;
+  const parts = [head, `${s.passed} passed`, meanText(s)];
+  if (j) {
+    if (j.errored) parts.push(`${j.errored} errored`);
+    if (j.retries) parts.push(`${j.retries} ${j.retries === 1 ? 'retry' : 'retries'}`);
+    const pass = j.evals.flatMap((e) => e.passAtK.map((p) => `pass@${p.k} ${shortReward(p.value)}`));
+    parts.push(...[...new Set(pass)].slice(0, 3));
+    if (c.job?.disagreements.length) parts.push('job result differs');
+  }
+  return parts.filter(Boolean).join(' · ');
+}
+
+/**
+ * The tooltip text of a Harbor job collection, as plain lines: the job's counts, per eval its
+ * metrics and pass@k, its reward and exception breakdowns, then each disagreement with the trials
+ * found (`trial X: job result says reward 0, its files say reward 1`).
+ */
+export function jobTooltipLines(v: JobView): string[] {
+  const j = v.summary;
+  const lines = [jobCountsText(j)];
+  if (j.startedAt || j.finishedAt) lines.push(`${j.startedAt ?? '?'} → ${j.finishedAt ?? 'not finished'}`);
+  for (const e of j.evals) {
+    lines.push([e.key ?? 'stats', evalMetricsText(e)].filter(Boolean).join(': '));
+    for (const r of e.rewards) lines.push(`  ${r.name} ${shortReward(r.value)}: ${r.trials.length} ${r.trials.length === 1 ? 'trial' : 'trials'}`);
+    for (const x of e.exceptions) lines.push(`  ${x.type}: ${x.trials.length} ${x.trials.length === 1 ? 'trial' : 'trials'}`);
+  }
+  lines.push(`${v.trialsFound} trial ${v.trialsFound === 1 ? 'folder' : 'folders'} here`);
+  for (const d of v.disagreements) lines.push(disagreementText(d));
+  return lines;
+}
+
+/** `trial X: the job result says reward 0, its own files say reward 1` (or the job-level counts). */
+export function disagreementText(d: Disagreement): string {
+  const who = d.trial === null ? 'job' : `trial ${d.trial}`;
+  return `${who}: the job result says ${d.job}, ${d.trial === null ? 'the folder has' : 'its own files say'} ${d.found}`;
 }
 
 /** `k/n passed · mean reward x`. */

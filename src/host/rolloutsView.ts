@@ -13,6 +13,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { UnknownFormatError } from '../core/errors';
+import { describeJob } from '../core/formats/harborJob';
+import { harborScanFilter } from '../core/formats/harborLayout';
+import { nodeFiles } from '../core/nodeFiles';
 import { mergeEntries, readJournal } from '../core/labels/journal';
 import { loadRolloutFile } from './loadWorker';
 import type { FormatId } from '../core/model';
@@ -26,9 +29,11 @@ import {
   FILTER_LABELS,
   buildTree,
   collectionDescription,
+  disagreementText,
   groupDescription,
   indexTree,
   isOutcomeFilter,
+  jobTooltipLines,
   isSortKey,
   labelState,
   multiFileDescription,
@@ -61,7 +66,7 @@ const SUMMARY_MAX_BYTES = 64 * 1024 * 1024;
 const MAX_FILES = 5000;
 const LOAD_CONCURRENCY = 4;
 const REFRESH_DEBOUNCE_MS = 500;
-/** File names found by the include globs that are only candidates: hidden when no loader reads them. */
+/** File names found by the include globs that are only candidates: hidden when no loader reads them (a Harbor job's and trial's `result.json`, a TB1 `results.json`). */
 const CANDIDATE_NAMES = new Set(['results.json', 'result.json']);
 /** Workspace-state keys of the sort and filter. */
 const SORT_STATE = 'trajectoryInspector.rollouts.sort';
@@ -367,7 +372,14 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     if (s.pending) md.appendMarkdown(`, ${s.pending} not read yet`);
     if (s.unreadable) md.appendMarkdown(`, ${s.unreadable} unreadable`);
     if (s.meanReward !== null) md.appendMarkdown(`\n\nMean reward ${formatReward(s.meanReward)}`);
-    if (node.runFile) {
+    if (node.job) {
+      // What the job's result.json records, then where it and the trials found disagree.
+      md.appendMarkdown('\n\n**Job result** (`result.json`):');
+      for (const l of jobTooltipLines(node.job)) {
+        md.appendMarkdown('\n\n');
+        md.appendText(l);
+      }
+    } else if (node.runFile) {
       md.appendMarkdown('\n\nRun results: ');
       md.appendText(path.basename(node.runFile));
     }
@@ -428,13 +440,22 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
         item.contextValue = 'rolloutFile.error';
         break;
       case 'loaded': {
-        if (node.role === 'run') {
+        if (node.role === 'run' && st.job) {
+          // A Harbor job's own result.json: its summary, opened as the JSON it is.
+          const named = st.job.trials.length;
+          item.label = path.basename(node.path);
+          item.description = `job result · ${named} ${named === 1 ? 'trial' : 'trials'} named${rollouts.length ? ` · ${rollouts.length} without a folder here` : ''}`;
+          item.iconPath = new vscode.ThemeIcon('checklist');
+          item.command = { command: 'vscode.open', title: 'Open', arguments: [uri] };
+        } else if (node.role === 'run') {
           item.label = path.basename(node.path);
           item.description = `run results · ${rollouts.length} ${rollouts.length === 1 ? 'trial' : 'trials'}`;
           item.iconPath = new vscode.ThemeIcon('checklist');
         } else if (single) {
           item.description = describeCounts(single.steps, single.reward, single.resolved);
-          item.iconPath = passIcon(passState(single));
+          if (single.exception) item.description += ` · ${single.exception}`;
+          if (node.disagreements?.length) item.description += ' · job result differs';
+          item.iconPath = single.exception ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')) : passIcon(passState(single));
         } else {
           item.description = multiFileDescription(rollouts, node.groups);
           item.iconPath = new vscode.ThemeIcon('list-unordered');
@@ -446,6 +467,20 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
         const md = new vscode.MarkdownString(undefined, false);
         md.appendText(rel);
         md.appendMarkdown(`\n\n${st.format}${st.schemaVersion ? ` · ${st.schemaVersion}` : ''}`);
+        if (single?.exception) {
+          md.appendMarkdown('\n\nEnded with an exception: ');
+          md.appendText(single.exception);
+        }
+        for (const d of node.disagreements ?? []) {
+          md.appendMarkdown('\n\n');
+          md.appendText(disagreementText(d));
+        }
+        if (st.job) {
+          for (const l of describeJob(st.job)) {
+            md.appendMarkdown('\n\n');
+            md.appendText(l);
+          }
+        }
         item.tooltip = md;
         item.contextValue = 'rolloutFile';
         break;
@@ -461,8 +496,11 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     const uri = this.uriOf(node.path);
     item.id = node.id;
     item.description = describeCounts(s.steps, s.reward, s.resolved);
-    item.iconPath = passIcon(passState(s));
-    item.tooltip = `${s.id}\n${s.line !== null ? `line ${s.line} · ` : ''}${s.groupId !== null ? `group ${s.groupId} · ` : ''}${resolvedText(s.resolved)}`;
+    if (s.exception) item.description += ` · ${s.exception}`;
+    // A trial a Harbor job result names without its folder: only the job's word for it.
+    if (s.format === 'harbor-job') item.description += ' · folder not here';
+    item.iconPath = s.exception ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')) : passIcon(passState(s));
+    item.tooltip = `${s.id}\n${s.line !== null ? `line ${s.line} · ` : ''}${s.groupId !== null ? `group ${s.groupId} · ` : ''}${resolvedText(s.resolved)}${s.exception ? `\nEnded with ${s.exception}` : ''}${s.format === 'harbor-job' ? '\nNamed by the job result; the trial folder is not in the workspace.' : ''}`;
     item.command = { command: OPEN_ROLLOUT_COMMAND, title: 'Open', arguments: [uri, s.index] };
     item.contextValue = 'rollout';
     return item;
@@ -519,7 +557,10 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
         for (const uri of await vscode.workspace.findFiles(glob, ex, MAX_FILES + 1)) found.set(uri.toString(), uri);
       }
     }
-    const uris = [...found.values()].sort((a, b) => a.fsPath.localeCompare(b.fsPath));
+    let uris = [...found.values()].sort((a, b) => a.fsPath.localeCompare(b.fsPath));
+    // Harbor: a trial's result.json beside its trajectory, and a retried trial's earlier attempts, are read through the trial's final rollout.
+    const keep = new Set(await harborScanFilter(uris.filter((u) => u.scheme === 'file').map((u) => u.fsPath), nodeFiles));
+    uris = uris.filter((u) => u.scheme !== 'file' || keep.has(u.fsPath));
     this.truncated = uris.length > MAX_FILES;
     const next = new Map<string, FileNode>();
     for (const uri of uris.slice(0, MAX_FILES)) next.set(uri.toString(), this.files.get(uri.toString()) ?? new FileNode(uri));
@@ -565,10 +606,11 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     try {
       const loaded = await loadRolloutFile(node.uri.fsPath);
       // Keep only the summaries: the steps are read again when the file is opened.
+      // A Harbor job result is its stats (and the trials it names without a folder): loaded even when it holds no rollout.
       node.state =
-        loaded.rollouts.length === 0
+        loaded.rollouts.length === 0 && !loaded.job
           ? { kind: 'error', message: `Read as ${loaded.format}, but the file holds no rollouts.` }
-          : { kind: 'loaded', format: loaded.format, schemaVersion: loaded.schemaVersion, rollouts: loaded.rollouts.map(treeRollout) };
+          : { kind: 'loaded', format: loaded.format, schemaVersion: loaded.schemaVersion, rollouts: loaded.rollouts.map(treeRollout), ...(loaded.job ? { job: loaded.job } : {}) };
       node.labelBasis = loaded.rollouts.map((r) => ({
         id: r.id,
         steps: r.steps.filter((s) => s.referenceLabel?.value === -1).map((s) => ({ index: s.index, referenceLabel: { value: -1 } })),

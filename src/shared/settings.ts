@@ -14,6 +14,7 @@ export const DEFAULT_INCLUDE = [
   '**/agent/trajectory.json',
   '**/output.jsonl',
   '**/results.json',
+  '**/result.json',
   '**/*rollouts*.jsonl',
   '**/*rollouts*.json',
   '**/*.eval',

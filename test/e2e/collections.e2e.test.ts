@@ -12,6 +12,13 @@
  *   (openai-responses/nemo-gym_mini_swe_agent_2_example_rollouts.jsonl) with `_ng_task_index` (row
  *   i → i % 2), `_ng_rollout_index` (⌊i / 2⌋) and `reward` (1, 0, 0.5, 1, 0) rewritten, and the
  *   SWE-bench eval report's `resolved` made to agree (true only for reward 1): two groups.
+ * - `jobs/2026-08-25__03-44-04/result.json`: the real Harbor job result of the census
+ *   (format-census/harbor-job/…/result.json) with its reward_stats / exception_stats / pass_at_k /
+ *   n_total_trials / n_retries rewritten to name the three trials above; it says
+ *   configure-git-webserver__YfkUhxf got reward 0 with an AgentTimeoutError (its own result: 0.5, no
+ *   exception), so the job result and that trial disagree.
+ * - `jobs/2026-09-30__08-59-24/result.json`: the census job result as published, alone (its trial
+ *   folder was not committed): a collection of the one trial it names.
  * The include globs get the `rl` folder's JSONL files (RL dumps have no fixed name; a user adds their folder).
  * Screenshots: .test-artifacts/e2e/collections.png (expanded), collections-filtered.png (Failed,
  * by reward).
@@ -21,7 +28,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import {
-  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, makeTempDir, REPO_ROOT, sample, waitUntil, openSession, saveFailureArtifacts, closeSession, rolloutsPane,
+  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, makeTempDir, REPO_ROOT, sample, SAMPLES_DIR, waitUntil, openSession, saveFailureArtifacts, closeSession, rolloutsPane,
 } from './harness';
 
 const ATIF_TERMINUS = 'atif/harbor-golden_terminus2_invalid-json_ATIF-v1.5.trajectory.json';
@@ -33,6 +40,9 @@ const TRIALS = [
   { trial: 'hello-world__Qr7sT2u', task: 'hello-world', reward: 0, atif: ATIF_OPENHANDS },
   { trial: 'configure-git-webserver__YfkUhxf', task: 'configure-git-webserver', reward: 0.5, atif: ATIF_TERMINUS },
 ];
+const CENSUS_JOB = path.resolve(SAMPLES_DIR, '..', 'format-census', 'harbor-job', '2026-09-30__08-59-24', 'result.json');
+const CENSUS_JOB_DIR = '2026-09-30__08-59-24';
+const CENSUS_TRIAL = 'check-brickmake-rule-semantics-r__xwL2kAp';
 const DUMP = 'rollouts_step_0040.jsonl';
 const DUMP_REWARDS = [1, 0, 0.5, 1, 0];
 
@@ -59,6 +69,18 @@ function buildWorkspace(workspace: string): Map<string, number> {
     r.verifier_result = { rewards: { reward: t.reward } };
     fs.writeFileSync(path.join(dir, 'result.json'), JSON.stringify(r, null, 2));
   }
+  // The job's own result.json: the census job result, rewritten to name these trials (see above).
+  assert.ok(fs.existsSync(CENSUS_JOB), `census job result missing: ${CENSUS_JOB}`);
+  const job = JSON.parse(fs.readFileSync(CENSUS_JOB, 'utf8'));
+  const ev = job.stats.evals['claude-code__gpt-5.6__adhoc'];
+  ev.reward_stats.reward = { '1.0': ['hello-world__Ab3dE9x'], '0.0': ['hello-world__Qr7sT2u', 'configure-git-webserver__YfkUhxf'] };
+  ev.exception_stats = { AgentTimeoutError: ['configure-git-webserver__YfkUhxf'] };
+  ev.pass_at_k = { '1': 0.3333333 };
+  job.n_total_trials = 3;
+  job.stats.n_retries = 1;
+  fs.writeFileSync(path.join(workspace, 'jobs', JOB, 'result.json'), JSON.stringify(job, null, 4));
+  fs.mkdirSync(path.join(workspace, 'jobs', CENSUS_JOB_DIR), { recursive: true });
+  fs.copyFileSync(CENSUS_JOB, path.join(workspace, 'jobs', CENSUS_JOB_DIR, 'result.json'));
   const rows = fs.readFileSync(sample(NEMO_SWE), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(rows.length, DUMP_REWARDS.length, `${NEMO_SWE} should hold ${DUMP_REWARDS.length} rows`);
   const lines = rows.map((row: any, i: number) => {
@@ -173,6 +195,21 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
       const outcome = t.reward === 1 ? 'resolved' : t.reward === 0 ? 'failed' : '—';
       await waitRow(t.trial, new RegExp(`${steps.get(t.trial)} steps · reward ${t.reward.toFixed(1)} · ${outcome}`));
     }
+  });
+
+  it('heads the Harbor job with its result.json: its stats, and where it and a trial disagree', async () => {
+    // The job result's errored count, retries and pass@1; it disagrees with configure-git-webserver__YfkUhxf.
+    await waitRow(JOB, /3 trials · 1 passed · mean reward 0\.5 · 1 errored · 1 retry · pass@1 0\.333 · job result differs/);
+    await waitRow('result.json', /job result · 3 trials named/);
+    await waitRow('configure-git-webserver__YfkUhxf', /reward 0\.5 · — · job result differs/);
+    await waitRow('hello-world__Ab3dE9x', /reward 1\.0 · resolved/);
+    // The census job result alone: the trial it names, with what the job says of it.
+    await waitRow(CENSUS_JOB_DIR, /1 trial · 0 passed · mean reward 0\.0 · 1 errored/);
+    await expand(CENSUS_JOB_DIR);
+    await expand('check-brickmake-rule-semantics-r');
+    await waitRow(CENSUS_TRIAL, /0 steps · reward 0\.0 · — · NonZeroAgentExitCodeError · folder not here/);
+    await page.mouse.move(0, 0);
+    await sidebar().screenshot({ path: path.join(ARTIFACTS, 'collections-harbor-job.png') });
   });
 
   it('shows the RL dump as its GRPO groups with their rewards', async () => {

@@ -184,6 +184,25 @@ describe('CLI (dist/cli.js)', () => {
     assert.equal(code, 0, stderr);
   });
 
+  it('shows and validates a Harbor job result alone (census): its stats and the trial it names, never "No rollout format matches"', () => {
+    const job = path.resolve(path.dirname(sample('atif')), '..', 'format-census', 'harbor-job', '2026-09-30__08-59-24', 'result.json');
+    const raw = JSON.parse(fs.readFileSync(job, 'utf8'));
+    const show = cli('show', job);
+    assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, new RegExp(`^Harbor job 2026-09-30__08-59-24  \\[harbor-job\\]  id ${raw.id}$`, 'm'));
+    assert.match(show.stdout, /^  1 trial: 1 completed, 1 errored, 0 running, 0 pending, 0 cancelled, 0 retries$/m);
+    assert.match(show.stdout, /^  eval claude-code__gpt-5\.6__adhoc · 1 trial · 1 error · mean 0$/m);
+    assert.match(show.stdout, /^    NonZeroAgentExitCodeError: 1 trial \(check-brickmake-rule-semantics-r__xwL2kAp\)$/m);
+    assert.match(show.stdout, /^  trial check-brickmake-rule-semantics-r__xwL2kAp: reward 0 · NonZeroAgentExitCodeError · folder not here$/m);
+    const val = cli('validate', job);
+    assert.equal(val.code, 0, val.stderr);
+    assert.match(val.stdout, /^ok .*result\.json \(harbor-job: job result, 1 trial\(s\) named, 1 without their folder here\)$/m);
+    const doc = JSON.parse(cli('show', job, '--json').stdout);
+    assert.equal(doc.format, 'harbor-job');
+    assert.deepEqual(doc.files[0].job.evals[0].exceptions, [{ type: 'NonZeroAgentExitCodeError', trials: ['check-brickmake-rule-semantics-r__xwL2kAp'] }]);
+    assert.deepEqual(doc.rollouts.map((r: any) => [r.id, r.outcome.reward, r.outcome.status]), [['check-brickmake-rule-semantics-r__xwL2kAp', 0, 'NonZeroAgentExitCodeError']]);
+  });
+
   it('exits 2 with usage on bad arguments', () => {
     assert.equal(cli().code, 2);
     assert.equal(cli('frobnicate', 'x').code, 2);

@@ -4,7 +4,7 @@
  * where each other rollout first parts from the best (core `alignRollouts`).
  * Pure TypeScript (no vscode).
  */
-import type { Rollout } from '../model';
+import { countedSteps, type Rollout } from '../model';
 import { alignRollouts, type Divergence } from './align';
 
 /** One rollout of a group as the group view lists it. */
@@ -43,7 +43,7 @@ function better(a: { r: Rollout; i: number }, b: { r: Rollout; i: number }): num
     return rb - ra;
   }
   const res = (x: boolean | null) => (x === true ? 0 : x === null ? 1 : 2);
-  return res(a.r.outcome.resolved) - res(b.r.outcome.resolved) || a.r.steps.length - b.r.steps.length || a.i - b.i;
+  return res(a.r.outcome.resolved) - res(b.r.outcome.resolved) || countedSteps(a.r) - countedSteps(b.r) || a.i - b.i;
 }
 
 /**
@@ -56,7 +56,7 @@ export function summarizeGroup(groupId: string | null, members: { rollout: Rollo
   const sorted = [...list].sort(better);
   const best = sorted[0];
   const out: GroupMember[] = sorted.map((m) => {
-    const base = { index: m.i, rolloutId: m.r.id, reward: m.r.outcome.reward, resolved: m.r.outcome.resolved, steps: m.r.steps.length };
+    const base = { index: m.i, rolloutId: m.r.id, reward: m.r.outcome.reward, resolved: m.r.outcome.resolved, steps: countedSteps(m.r) };
     if (m === best) return { ...base, best: true, divergence: null, same: m.r.steps.length, changed: 0, onlyHere: 0, onlyBest: 0 };
     const a = alignRollouts(best.r, m.r, { inlineDiffs: false });
     return {

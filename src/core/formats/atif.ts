@@ -26,8 +26,9 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { formatIssue, RolloutLoadError } from '../errors';
 import { JsonDoc } from '../json';
-import { unknownOutcome, type Observation, type Outcome, type Rollout, type Step } from '../model';
+import { unknownOutcome, type Observation, type Outcome, type Rollout, type RolloutLink, type Step } from '../model';
 import { inlineExitCode, textExitCode, textToolCalls } from './textToolCalls';
+import { attemptLinks, isTrialFolder, rawSessionLinks, trialAttempts, trialOfAttempt } from './harborLayout';
 import { toolCallAction, toolNames } from './toolCalls';
 import type { FileAccess, FormatLoader, LoadInput } from './types';
 import { contentText, isObject, resolvedFromReward, secondsBetween, singleDoc, str, terminusReplyActions } from './util';
@@ -142,6 +143,7 @@ const TrialResultSchema = z.looseObject({
     .looseObject({
       exception_type: z.string(),
       exception_message: z.string().nullish(),
+      exception_traceback: z.string().nullish(),
       occurred_at: z.string().nullish(),
     })
     .nullish(),
@@ -333,9 +335,30 @@ function trialResultPathFor(trajectoryFile: string): string[] {
   if (path.basename(trajectoryFile) !== 'trajectory.json') return [];
   const dir = path.dirname(trajectoryFile);
   const out: string[] = [];
-  if (path.basename(dir) === 'agent') out.push(path.join(path.dirname(dir), 'result.json'));
+  if (path.basename(dir) === 'agent') {
+    const attemptDir = path.dirname(dir);
+    out.push(path.join(attemptDir, 'result.json'));
+    // An attempt `<trial>/attempts/<NNN>/` without a result of its own: the trial's.
+    const trial = trialOfAttempt(attemptDir);
+    if (trial) out.push(path.join(trial, 'result.json'));
+  }
   out.push(path.join(dir, 'result.json'));
   return out;
+}
+
+/** The folder of the Harbor trial (or attempt) a trajectory belongs to: `<trial>` of `<trial>/agent/trajectory.json`, else null. */
+function trialDirOf(trajectoryFile: string): string | null {
+  const dir = path.dirname(trajectoryFile);
+  return path.basename(dir) === 'agent' ? path.dirname(dir) : null;
+}
+
+/**
+ * Links of a Harbor trial (or attempt) folder: the agent's raw session files under its `agent/`
+ * (formats/harborLayout.ts rawSessionLinks) and the trial's other attempts (attemptLinks).
+ */
+async function harborLinks(trialDir: string, files: FileAccess): Promise<RolloutLink[]> {
+  if (!isTrialFolder(await files.list(trialDir))) return [];
+  return [...(await rawSessionLinks(path.join(trialDir, 'agent'), files)), ...(await attemptLinks(trialDir, files))];
 }
 
 /** A parsed and validated TrialResult. */
@@ -367,16 +390,23 @@ async function readTrialResultNear(trajectoryFile: string, files: FileAccess, wa
   return null;
 }
 
-/** Outcome of a trial: `verifier_result.rewards.reward`, every named reward, exception type as status. */
-function trialOutcome(r: LoadedTrialResult): Outcome {
+/**
+ * Outcome of a trial: `verifier_result.rewards.reward`, every named reward, exception type as status.
+ * Harbor records no "resolved": it is derived from a reward of 1 / 0 (listed in `derived`).
+ */
+function trialOutcome(r: LoadedTrialResult): { outcome: Outcome; derived: string[] } {
   const rewards = r.result.verifier_result?.rewards ?? null;
   const reward = rewards && typeof rewards.reward === 'number' ? rewards.reward : null;
+  const resolved = resolvedFromReward(reward);
   return {
-    reward,
-    rewards: rewards && Object.keys(rewards).length ? { ...rewards } : null,
-    resolved: resolvedFromReward(reward),
-    status: r.result.exception_info?.exception_type ?? null,
-    source: r.path,
+    outcome: {
+      reward,
+      rewards: rewards && Object.keys(rewards).length ? { ...rewards } : null,
+      resolved,
+      status: r.result.exception_info?.exception_type ?? null,
+      source: r.path,
+    },
+    derived: resolved !== null ? ['outcome.resolved'] : [],
   };
 }
 
@@ -406,6 +436,7 @@ function trialMetadata(r: LoadedTrialResult): Record<string, unknown> {
       ? {
           type: t.exception_info.exception_type,
           message: t.exception_info.exception_message ?? null,
+          traceback: t.exception_info.exception_traceback ?? null,
           occurredAt: t.exception_info.occurred_at ?? null,
         }
       : null,
@@ -509,7 +540,8 @@ async function loadTrajectory(doc: JsonDoc, files: FileAccess, trial?: LoadedTri
   if (result) metadata.harbor = trialMetadata(result);
   if (warnings.length) metadata.warnings = warnings;
 
-  return {
+  const trialOut = result ? trialOutcome(result) : null;
+  const rollout: Rollout = {
     id: traj.trajectory_id ?? traj.session_id ?? file,
     format: 'atif',
     schemaVersion: traj.schema_version,
@@ -517,11 +549,17 @@ async function loadTrajectory(doc: JsonDoc, files: FileAccess, trial?: LoadedTri
     task: { id: result?.result.task_name ?? null, instruction: null },
     agent,
     environment: { image: null, workdir: null },
-    outcome: result ? trialOutcome(result) : unknownOutcome(),
+    outcome: trialOut ? trialOut.outcome : unknownOutcome(),
     groupId: null,
     steps,
     metadata,
   };
+  if (trialOut?.derived.length) rollout.derived = trialOut.derived;
+  // A Harbor trial's raw agent session (agent/sessions/…, agent/*.txt) and its other attempts.
+  const trialDir = trialDirOf(file);
+  const links = trialDir ? await harborLinks(trialDir, files) : [];
+  if (links.length) rollout.links = links;
+  return rollout;
 }
 
 /**
@@ -574,7 +612,12 @@ export const harborTrialResultLoader: FormatLoader = {
     const trial: LoadedTrialResult = { path: input.path, result };
     const dir = path.dirname(input.path);
     const warnings: string[] = [];
-    for (const candidate of [path.join(dir, 'agent', 'trajectory.json'), path.join(dir, 'trajectory.json')]) {
+    // A retried trial whose final attempt is an `attempts/<NNN>/` folder: that attempt's trajectory.
+    const attempts = await trialAttempts(dir, input.files);
+    const finalDir = attempts && attempts.final.dir !== dir ? attempts.final.dir : null;
+    const candidates = [path.join(dir, 'agent', 'trajectory.json'), path.join(dir, 'trajectory.json')];
+    if (finalDir) candidates.unshift(path.join(finalDir, 'agent', 'trajectory.json'));
+    for (const candidate of candidates) {
       const text = await input.files.readText(candidate);
       if (text === null) continue;
       try {
@@ -588,20 +631,24 @@ export const harborTrialResultLoader: FormatLoader = {
     }
     const metadata: Record<string, unknown> = { harbor: trialMetadata(trial) };
     if (warnings.length) metadata.warnings = warnings;
-    return [
-      {
-        id: result.id ?? result.trial_name,
-        format: 'harbor-trial-result',
-        schemaVersion: null,
-        source: { path: input.path, range: null, line: null },
-        task: { id: result.task_name, instruction: null },
-        agent: trialAgent(result),
-        environment: { image: null, workdir: null },
-        outcome: trialOutcome(trial),
-        groupId: null,
-        steps: [],
-        metadata,
-      },
-    ];
+    const { outcome, derived } = trialOutcome(trial);
+    const rollout: Rollout = {
+      id: result.id ?? result.trial_name,
+      format: 'harbor-trial-result',
+      schemaVersion: null,
+      source: { path: input.path, range: null, line: null },
+      task: { id: result.task_name, instruction: null },
+      agent: trialAgent(result),
+      environment: { image: null, workdir: null },
+      outcome,
+      groupId: null,
+      steps: [],
+      metadata,
+    };
+    if (derived.length) rollout.derived = derived;
+    // Without a trajectory, the agent's raw session is where its steps are: linked, with the other attempts.
+    const links = await harborLinks(finalDir ?? dir, input.files);
+    if (links.length) rollout.links = links;
+    return [rollout];
   },
 };

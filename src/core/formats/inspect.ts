@@ -860,7 +860,10 @@ function sampleRollout(ctx: LogContext, p: SampleParts): Rollout {
   metadata.attachments = info.attachments;
   metadata.sandboxExecs = { total: info.execTotal, withExitCodeOnStep: info.execMatched };
   metadata.modelEvents = { total: info.modelEvents, matchedToMessages: info.modelEventsMatched };
+  const outcome = outcomeOf(s, p.source);
   return {
+    // Inspect records scores, not "resolved": it is derived from the first score (outcomeOf).
+    ...(outcome.resolved !== null ? { derived: ['outcome.resolved'] } : {}),
     id: `${ctx.evalId}:${sid}_epoch_${s.epoch}`,
     format: 'inspect',
     schemaVersion: String(header.version),
@@ -868,7 +871,7 @@ function sampleRollout(ctx: LogContext, p: SampleParts): Rollout {
     task: { id: `${header.eval.task}/${sid}`, instruction: instructionOf(input) },
     agent: { name: header.eval.solver ?? (solvers.length ? solvers.join(', ') : null), version: header.eval.packages?.inspect_ai ?? null, model: header.eval.model },
     environment: { image: null, workdir: null },
-    outcome: outcomeOf(s, p.source),
+    outcome,
     groupId: `${ctx.evalId}:${sid}`,
     steps,
     metadata,

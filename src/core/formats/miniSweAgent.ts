@@ -7,7 +7,8 @@
  * `actions_toolcall_response.py`, `actions_text.py` (v2 message shapes), `environments/local.py`
  * (`Submitted` exit message), `docs/usage/output_files.md`, `docs/advanced/v2_migration.md`.
  * A file is one JSON object `{info, messages, trajectory_format}` (older files may lack
- * `trajectory_format`; they are recognised by `info.mini_version`).
+ * `trajectory_format`; they are recognised by `info.mini_version`); the oldest files are the bare
+ * `messages` list itself (see bareMessageList), read the same way with no info.
  *
  * Mapping (one rollout per file; both versions go through the same walk over `messages`):
  * - `system` and `user` messages before the first model message become `system` / `user` steps; the
@@ -280,14 +281,18 @@ function messageText(m: MiniMessage): string {
   return contentText(m.content);
 }
 
-/** Task id from the root `instance_id` or a `<instance_id>.traj.json` file name. */
-function taskIdOf(traj: MiniTraj, file: string): string | null {
-  if (traj.instance_id) return traj.instance_id;
+/** Task id from the root `instance_id`, else from a `<instance_id>.traj.json` file name (`fromName`: listed in `derived`). */
+function taskIdOf(traj: { instance_id?: string }, file: string): { id: string | null; fromName: boolean } {
+  if (traj.instance_id) return { id: traj.instance_id, fromName: false };
   const m = /^(.+)\.traj\.json$/i.exec(path.basename(file));
-  return m ? m[1] : null;
+  return m ? { id: m[1], fromName: true } : { id: null, fromName: false };
 }
 
-function toRollout(input: LoadInput, traj: MiniTraj): Rollout {
+/**
+ * @param at where `messages` is in the document: `['messages']` in a `{info, messages}` file, `[]`
+ *   in the older bare message list
+ */
+function toRollout(input: LoadInput, traj: MiniTraj, at: (string | number)[] = ['messages']): Rollout {
   const doc = input.doc!;
   const info = traj.info ?? {};
   const config = info.config ?? null;
@@ -305,7 +310,7 @@ function toRollout(input: LoadInput, traj: MiniTraj): Rollout {
   };
 
   traj.messages.forEach((m, k) => {
-    const range = doc.rangeOf(['messages', k]);
+    const range = doc.rangeOf([...at, k]);
     const extra = m.extra ?? null;
     if (isExitMessage(m)) {
       if (extra?.exit_status) exitStatusFromMessage = extra.exit_status;
@@ -382,7 +387,7 @@ function toRollout(input: LoadInput, traj: MiniTraj): Rollout {
   });
   closeStep();
 
-  const taskId = taskIdOf(traj, input.path);
+  const { id: taskId, fromName } = taskIdOf(traj, input.path);
   const status = info.exit_status ?? exitStatusFromMessage;
   const metadata: Record<string, unknown> = {};
   if (info.model_stats) metadata.modelStats = info.model_stats;
@@ -401,6 +406,8 @@ function toRollout(input: LoadInput, traj: MiniTraj): Rollout {
   const cwd = str(getIn(config, 'environment', 'cwd'));
 
   return {
+    // A task read out of the file name (`<instance_id>.traj.json`) is derived, not recorded.
+    ...(fromName ? { derived: ['task.id'] } : {}),
     id: taskId ?? `${input.path}#0`,
     format: 'mini-swe-agent',
     schemaVersion: traj.trajectory_format ?? null,
@@ -421,25 +428,50 @@ function toRollout(input: LoadInput, traj: MiniTraj): Rollout {
   };
 }
 
+/**
+ * The older mini-swe-agent trajectory: a bare list of `{role, content}` chat messages (what the
+ * early `save` wrote, `json.dumps(agent.messages)`; e.g. SWE-agent/mini-swe-agent
+ * `tests/test_data/local.traj.json` before `trajectory_format` existed). Recognised when every item
+ * is such a message (text, or a list of parts) and the file is named `*.traj.json` (0.75) or the messages
+ * hold mini-swe-agent's own markers, a `<returncode>` reply to a fenced command (0.7).
+ */
+function bareMessageList(input: LoadInput): { accept: true; confidence: number } | { accept: false; reason: string } {
+  const v = input.doc?.value;
+  if (!Array.isArray(v) || v.length === 0) return { accept: false, reason: 'not a JSON object (nor a bare message list)' };
+  const chat = v.every((m) => isObject(m) && typeof m.role === 'string' && (typeof m.content === 'string' || m.content === null || Array.isArray(m.content)));
+  if (!chat) return { accept: false, reason: 'a JSON list, but not of {role, content} messages' };
+  if (/\.traj\.json$/i.test(input.path)) return { accept: true, confidence: 0.75 };
+  const said = (role: string, re: RegExp) => v.some((m) => m.role === role && re.test(contentText(m.content)));
+  if (said('assistant', /```(?:bash|mswea_bash_command)\s*\n/) && said('user', /<returncode>-?\d+<\/returncode>/)) return { accept: true, confidence: 0.7 };
+  return { accept: false, reason: 'a list of chat messages without mini-swe-agent\'s markers (a .traj.json name, or ```bash commands answered by <returncode>)' };
+}
+
 /** Loader for mini-swe-agent `.traj.json` files (format id `mini-swe-agent`). */
 export const miniSweAgentLoader: FormatLoader = {
   id: 'mini-swe-agent',
   label: 'mini-swe-agent trajectory (.traj.json)',
   /**
-   * Accepts `trajectory_format` starting with `mini-swe-agent` (confidence 1), or a `messages` array
-   * with `info.mini_version` (0.8).
+   * Accepts `trajectory_format` starting with `mini-swe-agent` (confidence 1), a `messages` array
+   * with `info.mini_version` (0.8), or the older bare message list (bareMessageList, 0.7–0.75).
    */
   detect(input) {
     const v = input.doc?.value;
+    if (Array.isArray(v)) return bareMessageList(input);
     if (!isObject(v)) return { accept: false, reason: 'not a JSON object' };
     const tf = v.trajectory_format;
     if (typeof tf === 'string' && tf.startsWith('mini-swe-agent')) return { accept: true, confidence: 1 };
     if (Array.isArray(v.messages) && isObject(v.info) && typeof v.info.mini_version === 'string') return { accept: true, confidence: 0.8 };
     return { accept: false, reason: 'no trajectory_format "mini-swe-agent-…" and no messages + info.mini_version' };
   },
-  /** Reads the one rollout of a `.traj.json` file. Throws RolloutLoadError with located issues. */
+  /** Reads the one rollout of a `.traj.json` file (or bare message list). Throws RolloutLoadError with located issues. */
   async load(input) {
     const doc = singleDoc(input, FORMAT);
+    if (Array.isArray(doc.value)) {
+      const messages = doc.validate(z.array(MiniMessage), FORMAT);
+      const r = toRollout(input, { messages }, []);
+      r.metadata.layout = 'bare message list (before trajectory_format)';
+      return [r];
+    }
     return [toRollout(input, doc.validate(MiniTraj, FORMAT))];
   },
 };

@@ -1022,6 +1022,55 @@ const EvalRowSchema = z.looseObject({
   attempt: z.number().nullish(),
 });
 
+/**
+ * A resolver row (All-Hands-AI/OpenHands `openhands/resolver/resolver_output.py` `ResolverOutput`:
+ * `{issue: {owner, repo, number, title, body, …}, issue_type, instruction, base_commit, git_patch,
+ * history, metrics, success, comment_success, result_explanation, error}`), one per line of the
+ * resolver's `output/output.jsonl`.
+ */
+const ResolverRowSchema = z.looseObject({
+  issue: z.looseObject({ owner: z.string(), repo: z.string(), number: z.number().int(), title: z.string().nullish() }),
+  issue_type: z.string().nullish(),
+  instruction: z.string().nullish(),
+  base_commit: z.string().nullish(),
+  git_patch: z.string().nullish(),
+  history: z.array(z.unknown()),
+  metrics: z.record(z.string(), z.unknown()).nullish(),
+  success: z.boolean().nullish(),
+  comment_success: z.array(z.boolean()).nullish(),
+  result_explanation: z.string().nullish(),
+  error: z.string().nullish(),
+});
+
+function looksLikeResolverRow(v: unknown): v is Record<string, unknown> {
+  return isObject(v) && isObject(v.issue) && 'number' in v.issue && Array.isArray(v.history) && ('git_patch' in v || 'issue_type' in v || 'success' in v);
+}
+
+/** Top-level fields of an event that are the event itself, not the flat arguments / extras of the older serialization. */
+const EVENT_FIELDS = new Set(['id', 'timestamp', 'source', 'message', 'cause', 'action', 'observation', 'args', 'content', 'extras', 'tool_call_metadata', 'llm_metrics']);
+
+/**
+ * The older V0 serialization the resolver's history uses (an action's arguments and an
+ * observation's extras at the top level: `{action: "run", command, thought}`, `{observation: "run",
+ * content, command, exit_code}`, no ids, no causes) in the current shape: `args` / `extras` from the
+ * other fields, ids by position, each observation caused by the action before it, the first message
+ * the user's. Events already in the current shape are left as they are.
+ */
+function flatV0Events(events: V0Event[]): V0Event[] {
+  if (events.some((e) => e.args || e.extras || typeof e.id === 'number')) return events;
+  let lastAction: number | null = null;
+  return events.map((e, i) => {
+    const rest = Object.fromEntries(Object.entries(e).filter(([k]) => !EVENT_FIELDS.has(k)));
+    if (typeof e.action === 'string') {
+      lastAction = i;
+      const source = e.source ?? (e.action === 'message' && i === 0 ? 'user' : 'agent');
+      // A message action's text is its `content`.
+      return { ...e, id: i, source, args: e.content != null ? { content: e.content, ...rest } : rest };
+    }
+    return { ...e, id: i, source: e.source ?? 'environment', cause: lastAction ?? undefined, extras: rest };
+  });
+}
+
 function looksLikeEvalRow(v: unknown): boolean {
   return isObject(v) && 'instance_id' in v && Array.isArray(v.history);
 }
@@ -1029,7 +1078,8 @@ function looksLikeEvalRow(v: unknown): boolean {
 function evalDetect(input: LoadInput): Detection {
   const v = input.lines ? input.firstLineValue : input.doc?.value;
   if (!isObject(v)) return { accept: false, reason: input.lines ? 'first JSONL line is not a JSON object' : 'not an evaluation row object' };
-  if (!('instance_id' in v)) return { accept: false, reason: 'no "instance_id" field' };
+  if (looksLikeResolverRow(v)) return { accept: true, confidence: 0.9 };
+  if (!('instance_id' in v)) return { accept: false, reason: 'no "instance_id" field (nor a resolver row\'s "issue" and "history")' };
   if (looksLikeEvalRow(v)) return { accept: true, confidence: 0.9 };
   if ('test_result' in v || 'instruction' in v || 'history' in v) return { accept: true, confidence: 0.6 };
   return { accept: false, reason: 'no "history" list of events' };
@@ -1041,6 +1091,7 @@ function evalDetect(input: LoadInput): Detection {
  */
 function evalRowRollout(input: LoadInput, ref: RowRef): Rollout {
   const { doc } = ref;
+  if (looksLikeResolverRow(doc.value)) return resolverRowRollout(input, ref);
   const row = doc.validate(EvalRowSchema, EVAL_LABEL);
   const history = row.history;
   // V1 histories are lists of `kind`-tagged events; the first event decides, validation reports the rest.
@@ -1094,6 +1145,52 @@ function evalRowRollout(input: LoadInput, ref: RowRef): Rollout {
 }
 
 /**
+ * Reads one resolver row (ResolverRowSchema): steps from its `history` (V0 events, the older flat
+ * serialization included: flatV0Events); id and task id `<owner>/<repo>#<number>` (the issue it
+ * resolves); `outcome.resolved` = `success` (the resolver's own verdict); `status` = `error`;
+ * metadata: the issue's title and type, base commit, patch size, comment successes, the result
+ * explanation and the accumulated cost.
+ */
+function resolverRowRollout(input: LoadInput, ref: RowRef): Rollout {
+  const { doc } = ref;
+  const row = doc.validate(ResolverRowSchema, EVAL_LABEL);
+  const events = flatV0Events(doc.validate(z.array(V0EventSchema), EVAL_LABEL, ['history']));
+  const { steps, info } = buildV0Steps(events, (i) => doc.rangeOf(['history', i]), readResponseMetrics(row.metrics));
+  const issueId = `${row.issue.owner}/${row.issue.repo}#${row.issue.number}`;
+  const outcome = unknownOutcome();
+  if (typeof row.success === 'boolean') {
+    outcome.resolved = row.success;
+    outcome.source = 'success';
+  }
+  if (row.error) {
+    outcome.status = row.error;
+    outcome.source ??= 'error';
+  }
+  const accCost = num(row.metrics?.accumulated_cost);
+  if (accCost !== null) info.totalCostUsd = accCost;
+  const extra: Record<string, unknown> = { historyFormat: 'v0', layout: 'resolver output', issue: { owner: row.issue.owner, repo: row.issue.repo, number: row.issue.number, title: row.issue.title ?? null } };
+  if (row.issue_type) extra.issueType = row.issue_type;
+  if (row.base_commit) extra.baseCommit = row.base_commit;
+  if (typeof row.git_patch === 'string') extra.gitPatchChars = row.git_patch.length;
+  if (row.comment_success) extra.commentSuccess = row.comment_success;
+  if (row.result_explanation) extra.resultExplanation = row.result_explanation;
+  if (row.error) extra.error = row.error;
+  return {
+    id: issueId,
+    format: 'openhands-eval',
+    schemaVersion: null,
+    source: rowSource(input, ref),
+    task: { id: issueId, instruction: row.instruction ?? info.firstUserMessage },
+    agent: { name: 'OpenHands', version: info.version, model: info.model },
+    environment: { image: null, workdir: info.workdir },
+    outcome,
+    groupId: null,
+    steps,
+    metadata: metadataOf(info, row.history.length, extra),
+  };
+}
+
+/**
  * OpenHands evaluation `output.jsonl`: one rollout per line (`instance_id`, `instruction`,
  * `history` of V0 or V1 events, `metadata`, `metrics`, `error`, `test_result`). A pretty-printed
  * single row (a JSON document) is read as one rollout without a line number.
@@ -1105,6 +1202,8 @@ function evalRowRollout(input: LoadInput, ref: RowRef): Rollout {
  * found …`) for views of one rollout.
  * Ids: `instance_id`; a repeated id gets `#line<N>` appended.
  * outcome.resolved = `test_result.report.resolved` when present; outcome.status = `error`.
+ * The resolver's `output.jsonl` (ResolverOutput rows: an `issue` instead of an `instance_id`) is
+ * read by the same loader (resolverRowRollout).
  * @throws RolloutLoadError when no line is a valid row.
  */
 export const openHandsEvalLoader: FormatLoader = {

@@ -10,6 +10,7 @@ import { claudeCodeLoader } from './claudeCode';
 import { clineLoader } from './cline';
 import { codexCliLoader } from './codexCli';
 import { geminiCliLoader } from './geminiCli';
+import { harborJobLoader } from './harborJob';
 import { inspectLoader } from './inspect';
 import { miniSweAgentLoader } from './miniSweAgent';
 import { openHandsEvalLoader, openHandsV0Loader, openHandsV1Loader } from './openhands';
@@ -24,6 +25,7 @@ import type { FormatLoader, LoadInput } from './types';
 export const LOADERS: readonly FormatLoader[] = [
   atifLoader,
   harborTrialResultLoader,
+  harborJobLoader,
   miniSweAgentLoader,
   sweAgentLoader,
   openHandsEvalLoader,

@@ -74,7 +74,7 @@ import { finishRows, firstRow, IssueCollector, loadRows, rowLine, rowRefs, rowSo
 import { exitCodeOf, textExitCode, textToolCalls } from './textToolCalls';
 import { shellCommand, toolCallAction, toolNames } from './toolCalls';
 import type { Detection, FormatLoader, LoadInput } from './types';
-import { contentText, isObject, resolvedFromReward, str, terminusReplyActions } from './util';
+import { contentText, isObject, maybeJson, resolvedFromReward, str, terminusReplyActions } from './util';
 
 const CHAT_LABEL = 'OpenAI chat rollout dump';
 const RESPONSES_LABEL = 'NeMo-Gym Responses rollouts';
@@ -325,9 +325,10 @@ function rlRollout(input: LoadInput, ref: RowRef, row: RlRow, raw: Record<string
     outcome.reward = row.score;
     outcome.source = 'score';
   }
+  const derived: string[] = [];
   if (typeof row.resolved === 'boolean') outcome.resolved = row.resolved;
   else if (typeof row.is_correct === 'boolean') outcome.resolved = row.is_correct;
-  else outcome.resolved = resolvedFromReward(outcome.reward);
+  else if ((outcome.resolved = resolvedFromReward(outcome.reward)) !== null) derived.push('outcome.resolved');
   outcome.status = row.stop_reason ?? row.finish_reason ?? row.termination_reason ?? null;
 
   const explicitGroup = row.uid ?? row.group_id ?? row.group_uid ?? row.prompt_id;
@@ -346,7 +347,7 @@ function rlRollout(input: LoadInput, ref: RowRef, row: RlRow, raw: Record<string
   if (Object.keys(fields).length) metadata.fields = fields;
   metadata.groupRule = explicitGroup !== null && explicitGroup !== undefined ? 'explicit' : groupId ? 'prompt-hash' : null;
 
-  return {
+  const rollout: Rollout = {
     id: explicitId !== null && explicitId !== undefined ? String(explicitId) : fallbackId(input, ref),
     format: 'openai-chat',
     schemaVersion: null,
@@ -359,6 +360,8 @@ function rlRollout(input: LoadInput, ref: RowRef, row: RlRow, raw: Record<string
     steps,
     metadata,
   };
+  if (derived.length) rollout.derived = derived;
+  return rollout;
 }
 
 /** Which flattened pair a row has (both strings), or null. */
@@ -472,6 +475,7 @@ const NemoRowSchema = z.looseObject({
     input: z.union([z.string(), z.array(z.unknown())]).nullish(),
     instructions: z.string().nullish(),
     model: z.string().nullish(),
+    metadata: z.unknown().optional(),
   }),
   response: z.looseObject({
     id: z.string().nullish(),
@@ -560,12 +564,43 @@ function responsesSteps(conv: Conversation, doc: JsonDoc, at: JsonPath, items: u
   });
 }
 
+/** Keys that name a task in the metadata objects of a NeMo-Gym row, most specific first. */
+const NEMO_TASK_KEYS = ['instance_id', 'task_id', 'task_name', 'problem_id'] as const;
+
+/** The first task-naming key's value of an object (a string, or a number as text), or null. */
+function taskKeyOf(v: unknown): string | null {
+  if (!isObject(v)) return null;
+  for (const k of NEMO_TASK_KEYS) {
+    const x = v[k];
+    if (typeof x === 'string' && x !== '') return x;
+    if (typeof x === 'number' && Number.isFinite(x)) return String(x);
+  }
+  return null;
+}
+
+/**
+ * The task id a NeMo-Gym row records, read from the row's own fields before any index (NVIDIA-NeMo/Gym
+ * rows: top-level `instance_id` / `task_id`; `responses_create_params.metadata` (OpenAI metadata, string
+ * values: `instance_id`, …, or an `instance_dict` JSON string holding one, as the swe_agents inputs
+ * write); `instance_config`; the row's `metadata`), else null (the caller may fall back to
+ * `_ng_task_index`, which is an index, not an id, and says so in `Rollout.derived`).
+ * `parts` are the parsed values (undefined when absent). Used by the loader and the scale summary.
+ */
+export function nemoTaskId(parts: { instanceId?: unknown; taskId?: unknown; rcpMetadata?: unknown; instanceConfig?: unknown; metadata?: unknown }): string | null {
+  for (const v of [parts.instanceId, parts.taskId]) {
+    if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) return String(v);
+  }
+  const rm = parts.rcpMetadata;
+  const fromRcp = taskKeyOf(rm) ?? (isObject(rm) ? taskKeyOf(maybeJson(rm.instance_dict)) : null);
+  return fromRcp ?? taskKeyOf(parts.instanceConfig) ?? taskKeyOf(parts.metadata);
+}
+
 /** `resolved` from the row (`resolved`), else from `metadata.eval_report[<instance>].resolved` (SWE-bench agents). */
-function nemoResolved(row: NemoRow): boolean | null {
+function nemoResolved(row: NemoRow, instance: string | null): boolean | null {
   if (typeof row.resolved === 'boolean') return row.resolved;
   const report = isObject(row.metadata) && isObject(row.metadata.eval_report) ? row.metadata.eval_report : null;
-  if (report && row.instance_id !== null && row.instance_id !== undefined) {
-    const entry = report[String(row.instance_id)];
+  if (report && instance !== null) {
+    const entry = report[instance];
     if (isObject(entry) && typeof entry.resolved === 'boolean') return entry.resolved;
   }
   return null;
@@ -587,17 +622,21 @@ function nemoRowRollout(input: LoadInput, ref: RowRef): Rollout {
 
   const t = row._ng_task_index ?? null;
   const r = row._ng_rollout_index ?? null;
-  const instance = row.instance_id ?? row.task_id ?? null;
-  const base = instance !== null ? String(instance) : t !== null ? `task-${t}` : null;
+  const instance = nemoTaskId({ instanceId: row.instance_id, taskId: row.task_id, rcpMetadata: rcp.metadata, instanceConfig: raw.instance_config, metadata: row.metadata });
+  const base = instance !== null ? instance : t !== null ? `task-${t}` : null;
+  const derived: string[] = [];
+  // Without a recorded task id the task index stands in for it: shown, and marked as not an id.
+  if (instance === null && t !== null) derived.push('task.id');
 
   const outcome: Outcome = unknownOutcome();
   const reward = row.reward ?? null;
   const components = row.reward_components ?? null;
   outcome.reward = reward;
   outcome.rewards = components && Object.keys(components).length ? { ...(reward !== null ? { reward } : {}), ...components } : null;
-  const resolved = nemoResolved(row);
+  const resolved = nemoResolved(row, instance);
   // A reward summed from components (e.g. 2.0 of 3) says nothing about pass/fail on its own.
   outcome.resolved = resolved ?? (components ? null : resolvedFromReward(reward));
+  if (resolved === null && outcome.resolved !== null) derived.push('outcome.resolved');
   outcome.status = row.agent_timed_out ? 'agent_timed_out' : (row.response.incomplete_details?.reason ?? row.response.status ?? null);
   outcome.source = reward !== null ? 'reward' : resolved !== null ? 'resolved' : null;
 
@@ -611,12 +650,12 @@ function nemoRowRollout(input: LoadInput, ref: RowRef): Rollout {
   const fields = otherScalarFields(raw, NEMO_KNOWN);
   if (Object.keys(fields).length) metadata.fields = fields;
 
-  return {
+  const rollout: Rollout = {
     id: base !== null ? (r !== null ? `${base}#rollout-${r}` : base) : fallbackId(input, ref),
     format: 'openai-responses',
     schemaVersion: null,
     source: rowSource(input, ref),
-    task: { id: instance !== null ? String(instance) : t !== null ? String(t) : null, instruction: firstUserText(conv.steps) },
+    task: { id: instance !== null ? instance : t !== null ? String(t) : null, instruction: firstUserText(conv.steps) },
     agent: { name: row.agent_ref?.name ?? null, version: null, model: row.response.model ?? rcp.model ?? null },
     environment: { image: null, workdir: null },
     outcome,
@@ -624,6 +663,8 @@ function nemoRowRollout(input: LoadInput, ref: RowRef): Rollout {
     steps: conv.steps,
     metadata,
   };
+  if (derived.length) rollout.derived = derived;
+  return rollout;
 }
 
 /**
@@ -804,6 +845,7 @@ function traceRollouts(input: LoadInput, traces: LoadedTrace[]): Rollout[] {
     if (lastRec.verifier_output != null) metadata.verifierOutput = lastRec.verifier_output;
     if (first.tool_definitions?.length) metadata.toolNames = toolNames(first.tool_definitions);
     const lines = ordered.map((t) => rowLine(t.ref));
+    const outcome = traceOutcome(lastRec.result);
     out.push({
       id: src ? `${baseId}#${src}` : baseId,
       format: 'harbor-traces',
@@ -812,7 +854,9 @@ function traceRollouts(input: LoadInput, traces: LoadedTrace[]): Rollout[] {
       task: { id: first.task ?? null, instruction: lastRec.instruction ?? firstUserText(conv.steps) },
       agent: { name: first.agent ?? null, version: null, model: first.model ?? null },
       environment: { image: null, workdir: null },
-      outcome: traceOutcome(lastRec.result),
+      outcome,
+      // A numeric result is a reward; Harbor records no "resolved" (traceOutcome derives it).
+      ...(outcome.resolved !== null ? { derived: ['outcome.resolved'] } : {}),
       groupId: null,
       steps: conv.steps,
       metadata,
@@ -980,7 +1024,9 @@ function rllmEpisodeRollout(input: LoadInput, ref: RowRef): Rollout {
     });
   }
   const id = ep.id ?? ep.episode_id ?? null;
+  // rLLM names episodes `<task>:<rollout>`: a task read out of the id is derived.
   const taskId = id && id.includes(':') ? id.slice(0, id.lastIndexOf(':')) : null;
+  const derived: string[] = taskId !== null ? ['task.id'] : [];
   const outcome = unknownOutcome();
   const named = trajEntries.filter(([, t]) => typeof t.reward === 'number').map(([k, t]) => [t.name ?? String(k), t.reward as number] as const);
   if (named.length === 1 || (named.length > 1 && named.every(([, r]) => r === named[0][1]))) outcome.reward = named[0][1];
@@ -990,6 +1036,7 @@ function rllmEpisodeRollout(input: LoadInput, ref: RowRef): Rollout {
     outcome.rewards = rewards;
   }
   outcome.resolved = typeof ep.is_correct === 'boolean' ? ep.is_correct : resolvedFromReward(outcome.reward);
+  if (typeof ep.is_correct !== 'boolean' && outcome.resolved !== null) derived.push('outcome.resolved');
   outcome.status = ep.termination_reason ?? null;
   outcome.source = typeof ep.is_correct === 'boolean' ? 'is_correct' : outcome.reward !== null ? 'trajectories[].reward' : null;
   const metadata: Record<string, unknown> = {
@@ -1002,6 +1049,7 @@ function rllmEpisodeRollout(input: LoadInput, ref: RowRef): Rollout {
   if (ep.task_hash) metadata.taskHash = ep.task_hash;
   const names = [...new Set(trajEntries.map(([k, t]) => t.name ?? String(k)))];
   return {
+    ...(derived.length ? { derived } : {}),
     id: id ?? fallbackId(input, ref),
     format: 'rllm-episode',
     schemaVersion: null,

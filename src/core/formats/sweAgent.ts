@@ -253,7 +253,9 @@ function toRollout(input: LoadInput, raw: Record<string, unknown>, traj: SweAgen
     if (replay === undefined) metadata.replayConfigError = 'replay_config is a string that is not JSON';
   }
   const problem = getIn(replay, 'problem_statement');
-  const taskId = str(getIn(problem, 'id')) ?? fileStem(input.path);
+  const recordedTask = str(getIn(problem, 'id'));
+  // Without `problem_statement.id` the file name (`<instance_id>.traj`) stands in: derived, not recorded.
+  const taskId = recordedTask ?? fileStem(input.path);
 
   const steps: Step[] = [];
   // Leading system / instance prompt steps from the history.
@@ -356,6 +358,7 @@ function toRollout(input: LoadInput, raw: Record<string, unknown>, traj: SweAgen
   metadata.historyItems = history.length;
 
   return {
+    ...(recordedTask === null ? { derived: ['task.id'] } : {}),
     id: taskId,
     format: 'swe-agent',
     schemaVersion: layoutVersion(raw, traj),

@@ -799,6 +799,8 @@ async function trialRollout(
     agent: { name: opts.run.agentName, version: null, model: opts.run.model ?? model },
     environment: { image: null, workdir: null },
     outcome: outcomeOf(tr, path.basename(opts.path)),
+    // Per-test rewards are read from the parser's "passed" / "failed" (1 / 0), not recorded as numbers.
+    ...(tr.parser_results && Object.keys(tr.parser_results).length ? { derived: ['outcome.rewards'] } : {}),
     groupId: tr.task_id,
     steps,
     metadata,

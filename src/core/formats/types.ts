@@ -8,7 +8,7 @@
  */
 import type { LocatedIssue } from '../errors';
 import type { JsonDoc, JsonlLine } from '../json';
-import type { FormatId, Rollout } from '../model';
+import type { FormatId, HarborJob, Rollout } from '../model';
 
 /** Read access to files next to the one being loaded (Harbor `result.json`, continuation files). */
 export interface FileAccess {
@@ -58,6 +58,12 @@ export interface LoadInput {
    * the parts it left out while loading the rest; loadFile returns them as `LoadedFile.issues`.
    */
   issues?: LocatedIssue[];
+  /**
+   * Where the loader of a collection's own summary file (a Harbor job's `result.json`, format
+   * `harbor-job`) puts the collection's stats, which are not a rollout; loadFile returns them as
+   * `LoadedFile.job`.
+   */
+  job?: HarborJob;
   /**
    * Set when the input is one item of a large top-level JSON array read alone (scale/arrayIndex.ts):
    * `doc.value` holds only this index and the row loaders read only that row (rows.ts `rowRefs`).

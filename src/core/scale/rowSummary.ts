@@ -11,7 +11,7 @@
  * against the full loader on the real samples (same ids, groups, rewards, resolved, step counts).
  * This module never imports `vscode`.
  */
-import { chatPromptText, promptGroup, splitThink, textToolCalls } from '../formats/rlDumps';
+import { chatPromptText, nemoTaskId, promptGroup, splitThink, textToolCalls } from '../formats/rlDumps';
 import { toolCallAction } from '../formats/toolCalls';
 import { contentText, isObject, resolvedFromReward } from '../formats/util';
 import { byteAt, forEachItem, forEachMember, keyEquals, KeySet, parseSpan, readScalar, spanIncludes, valueEnd } from './jsonScan';
@@ -169,8 +169,27 @@ function assistantEmptyRaw(b: Buffer, s: number, e: number): boolean | null {
 
 const PART_KEYS = new KeySet(['text', 'type']);
 const ITEM_KEYS = new KeySet(['type', 'role', 'call_id', 'id', 'name', 'content']);
-const ROW_KEYS = new KeySet(['reward', 'reward_components', 'resolved', 'instance_id', 'task_id', '_ng_task_index', '_ng_rollout_index', 'responses_create_params', 'response', 'metadata']);
-const RCP_KEYS = new KeySet(['instructions', 'input']);
+const ROW_KEYS = new KeySet(['reward', 'reward_components', 'resolved', 'instance_id', 'task_id', '_ng_task_index', '_ng_rollout_index', 'responses_create_params', 'response', 'metadata', 'instance_config']);
+const RCP_KEYS = new KeySet(['instructions', 'input', 'metadata']);
+/** The members of a row's metadata objects that can name its task (rlDumps.ts nemoTaskId). */
+const TASK_KEYS = new KeySet(['instance_id', 'task_id', 'task_name', 'problem_id', 'instance_dict']);
+
+/** The task-naming scalar members of the object at `vs` (nothing else decoded), or undefined when it is no object. */
+function taskMembers(b: Buffer, vs: number): Record<string, unknown> | undefined {
+  if (byteAt(b, vs) !== 123) return undefined;
+  const out: Record<string, unknown> = {};
+  forEachMember(b, vs, (ks, ke, mvs) => {
+    const k = TASK_KEYS.match(b, ks, ke);
+    if (k === null) return -1;
+    const c = byteAt(b, mvs);
+    // Scalars only (objects and lists name no task here): their end is where a scalar ends.
+    if (c === 123 || c === 91) return -1;
+    const mve = valueEnd(b, mvs);
+    out[k] = readScalar(b, mvs, mve);
+    return mve;
+  });
+  return out;
+}
 
 /**
  * Whether contentText(content) of the value at [s, e) is '' without decoding it: a string is empty
@@ -307,6 +326,7 @@ export const nemoRowSummary: RowSummarizer = (b, file, line, out) => {
   let rcp = null as number | null;
   let response = null as number | null;
   let metadata = null as [number, number] | null;
+  let instanceConfig: Record<string, unknown> | undefined;
   const start = b.indexOf(123);
   const rowEnd = forEachMember(b, start < 0 ? 0 : start, (ks, ke, vs) => {
     const k = ROW_KEYS.match(b, ks, ke);
@@ -315,6 +335,10 @@ export const nemoRowSummary: RowSummarizer = (b, file, line, out) => {
       const ve = valueEnd(b, vs);
       f[k] = parseSpan(b, vs, ve);
       return ve;
+    }
+    if (k === 'instance_config') {
+      instanceConfig = taskMembers(b, vs);
+      return -1;
     }
     if (k !== 'responses_create_params' && k !== 'response' && k !== 'metadata') {
       const ve = valueEnd(b, vs);
@@ -350,11 +374,16 @@ export const nemoRowSummary: RowSummarizer = (b, file, line, out) => {
   typed('task_id', (v) => typeof v === 'string' || typeof v === 'number');
   if (rcp === null || byteAt(b, rcp) !== 123 || response === null || byteAt(b, response) !== 123) throw new Error('not a NeMo-Gym row');
   // Steps in the loader's order: instructions, input, then the response's output.
+  let rcpMetadata: Record<string, unknown> | undefined;
   {
     let instructions = false;
     let input: number | null = null;
     forEachMember(b, rcp, (ks, ke, vs) => {
       const k = RCP_KEYS.match(b, ks, ke);
+      if (k === 'metadata') {
+        rcpMetadata = taskMembers(b, vs);
+        return -1;
+      }
       if (k === 'instructions') {
         const ve = valueEnd(b, vs);
         const c = byteAt(b, vs);
@@ -386,7 +415,7 @@ export const nemoRowSummary: RowSummarizer = (b, file, line, out) => {
   if (!output) throw new Error('no response.output');
   const t = idText(f._ng_task_index ?? null);
   const r = idText(f._ng_rollout_index ?? null);
-  const instance = idText(f.instance_id ?? null) ?? idText(f.task_id ?? null);
+  const instance = nemoTaskId({ instanceId: f.instance_id, taskId: f.task_id, rcpMetadata, instanceConfig, metadata: metadata ? taskMembers(b, metadata[0]) : undefined });
   const base = instance !== null ? instance : t !== null ? `task-${t}` : null;
   const reward = typeof f.reward === 'number' ? f.reward : null;
   let resolved: boolean | null = typeof f.resolved === 'boolean' ? f.resolved : null;

@@ -44,9 +44,14 @@ export function toScoreStep(s: Step): ScoreStep {
   };
 }
 
-/** A rollout in protocol shape (`score` params): id, task, every step. */
+/**
+ * A rollout in protocol shape (`score` params): id, task, every step it adds. Steps an ATIF
+ * continuation marks as copied from its earlier context (`Step.copiedContext`) are left out: they
+ * are not new agent steps (scored, if at all, in the rollout they come from); the others keep their
+ * indexes, so scores still map to the right steps.
+ */
 export function toScoreRollout(r: Rollout): ScoreRollout {
-  return { id: r.id, task: { id: r.task.id, instruction: r.task.instruction }, steps: r.steps.map(toScoreStep) };
+  return { id: r.id, task: { id: r.task.id, instruction: r.task.instruction }, steps: r.steps.filter((s) => !s.copiedContext).map(toScoreStep) };
 }
 
 /**

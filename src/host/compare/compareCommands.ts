@@ -10,6 +10,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { countedSteps } from '../../core/model';
 import { loadRolloutFile } from '../loadWorker';
 import type { TreeNode } from '../rolloutTree';
 import type { RolloutsView } from '../rolloutsView';
@@ -67,7 +68,7 @@ async function pickRollout(rollouts: RolloutsView, title: string, except: Rollou
   const loaded = await loadRolloutFile(file);
   if (loaded.rollouts.length <= 1) return { path: file, index: 0 };
   const which = await vscode.window.showQuickPick(
-    loaded.rollouts.map((r, i) => ({ label: `#${i + 1}${r.task.id ? ` ${r.task.id}` : ''}`, description: `${r.steps.length} steps · reward ${r.outcome.reward ?? '—'}`, detail: r.id, index: i })),
+    loaded.rollouts.map((r, i) => ({ label: `#${i + 1}${r.task.id ? ` ${r.task.id}` : ''}`, description: `${countedSteps(r)} steps · reward ${r.outcome.reward ?? '—'}`, detail: r.id, index: i })),
     { title: `${path.basename(file)}: which rollout?` },
   );
   return which ? { path: file, index: which.index } : null;

@@ -6,7 +6,7 @@
  */
 import { alignRollouts, commandText, outputText, type AlignOptions, type Divergence } from '../../core/compare/align';
 import { summarizeGroup } from '../../core/compare/group';
-import type { Rollout, Score, Step } from '../../core/model';
+import { countedSteps, type Rollout, type Score, type Step } from '../../core/model';
 import type {
   CompareLabelView,
   CompareMessage,
@@ -56,7 +56,7 @@ function sideView(c: CompareInput): CompareSideView {
     agent: r.agent.name,
     reward: r.outcome.reward,
     resolved: r.outcome.resolved,
-    steps: r.steps.length,
+    steps: countedSteps(r),
   };
 }
 

@@ -17,6 +17,7 @@ import {
   groupDescription,
   harborTaskKey,
   indexTree,
+  jobTooltipLines,
   LABEL_FILTERS,
   multiFileDescription,
   optionsDescription,
@@ -36,7 +37,7 @@ import {
   type TreeOptions,
   type TreeRollout,
 } from '../../../src/host/rolloutTree';
-import { sample, sampleJson, tmpDir } from '../samples';
+import { censusFile, sample, sampleJson, tmpDir } from '../samples';
 
 const ATIF_TERMINUS = 'atif/harbor-golden_terminus2_invalid-json_ATIF-v1.5.trajectory.json';
 const ATIF_OPENHANDS = 'atif/harbor-golden_openhands_hello-world_ATIF-v1.5.trajectory.json';
@@ -92,7 +93,7 @@ function harborJob(root: string, job: string, trials: { trial: string; task: str
 
 async function loadedEntry(file: string): Promise<Entry> {
   const f = await loadFile(file);
-  return { path: file, state: { kind: 'loaded', format: f.format, schemaVersion: f.schemaVersion, rollouts: f.rollouts.map(treeRollout) } };
+  return { path: file, state: { kind: 'loaded', format: f.format, schemaVersion: f.schemaVersion, rollouts: f.rollouts.map(treeRollout), ...(f.job ? { job: f.job } : {}) } };
 }
 
 const HARBOR_TRIALS = [
@@ -418,6 +419,74 @@ describe('host/rolloutTree', () => {
       const failed = only<FileLeaf>(buildTree([entry], { sort: 'name', filter: 'failed' }), 'file');
       const kept = failed.children.flatMap((g) => g.children) as RolloutLeaf[];
       assert.deepEqual(kept.map((l) => l.rollout.reward).sort(), [0, 0, 0.5]);
+    });
+  });
+
+  describe('a Harbor job result heading its collection', () => {
+    const CENSUS_JOB = 'harbor-job/2026-09-30__08-59-24/result.json';
+    const NAMED = 'check-brickmake-rule-semantics-r__xwL2kAp';
+
+    it('alone (no trial folder here): a collection of the trial it names, with the job\'s stats', async () => {
+      const dir = path.join(tmpDir('ti-tree-job-'), '2026-09-30__08-59-24');
+      fs.mkdirSync(dir);
+      fs.copyFileSync(censusFile(CENSUS_JOB), path.join(dir, 'result.json'));
+      const c = only<CollectionNode>(buildTree([await loadedEntry(path.join(dir, 'result.json'))]), 'collection');
+      assert.equal(c.layout, 'harbor-job');
+      assert.equal(c.runFile, path.join(dir, 'result.json'));
+      assert.equal(collectionDescription(c), '1 trial · 0 passed · mean reward 0.0 · 1 errored');
+      assert.deepEqual(c.job?.disagreements, []);
+      // First the job result itself, then the task of the trial it names (from the trial name; task unknown).
+      assert.deepEqual(labels(c.children), ['result.json', 'check-brickmake-rule-semantics-r']);
+      const leaf = only<RolloutLeaf>(c.children[1].children, 'rollout');
+      assert.equal(leaf.label, NAMED);
+      assert.deepEqual([leaf.rollout.reward, leaf.rollout.exception, leaf.rollout.format, leaf.rollout.steps], [0, 'NonZeroAgentExitCodeError', 'harbor-job', 0]);
+      assert.deepEqual(jobTooltipLines(c.job!), [
+        '1 trial: 1 completed, 1 errored, 0 running, 0 pending, 0 cancelled, 0 retries',
+        '2026-09-30T08:59:24.872242 → 2026-09-30T09:01:35.948886',
+        'claude-code__gpt-5.6__adhoc: mean 0',
+        '  reward 0: 1 trial',
+        '  NonZeroAgentExitCodeError: 1 trial',
+        '0 trial folders here',
+      ]);
+    });
+
+    it('with trial folders: the job result first, trials found read from their folders, and what each says where they disagree', async () => {
+      const root = tmpDir('ti-tree-job-');
+      // Trials hello-world__Ab3dE9x (reward 1), hello-world__Qr7sT2u (0), configure-git-webserver__YfkUhxf (0.5).
+      const dir = harborJob(root, 'job-x', HARBOR_TRIALS);
+      // The census job result with its trial names and counts rewritten to name these trials: it
+      // says configure-git-webserver__YfkUhxf got 0 (its own result says 0.5) and raised an exception.
+      const job = JSON.parse(fs.readFileSync(censusFile(CENSUS_JOB), 'utf8'));
+      const ev = job.stats.evals['claude-code__gpt-5.6__adhoc'];
+      ev.reward_stats.reward = { '1.0': ['hello-world__Ab3dE9x'], '0.0': ['hello-world__Qr7sT2u', 'configure-git-webserver__YfkUhxf'] };
+      ev.exception_stats = { AgentTimeoutError: ['configure-git-webserver__YfkUhxf'] };
+      ev.pass_at_k = { '1': 0.3333333 };
+      job.n_total_trials = 3;
+      job.stats.n_retries = 1;
+      fs.writeFileSync(path.join(dir, 'result.json'), JSON.stringify(job, null, 4));
+      const entries: Entry[] = [];
+      for (const t of HARBOR_TRIALS) entries.push(await loadedEntry(path.join(dir, t.trial, 'agent', 'trajectory.json')));
+      // While the job result is not read yet it already heads the collection (it sits beside trial folders).
+      const pending = only<CollectionNode>(buildTree([...entries, { path: path.join(dir, 'result.json'), state: { kind: 'pending' } }]), 'collection');
+      assert.equal(labelOf(pending.children[0]), 'result.json');
+      entries.push(await loadedEntry(path.join(dir, 'result.json')));
+      const c = only<CollectionNode>(buildTree(entries), 'collection');
+      assert.equal(collectionDescription(c), '3 trials · 1 passed · mean reward 0.5 · 1 errored · 1 retry · pass@1 0.333 · job result differs');
+      assert.deepEqual(labels(c.children), ['result.json', 'terminal-bench/configure-git-webserver', 'terminal-bench/hello-world']);
+      const trial = find<FileLeaf>(find<TaskNode>(c.children, 'terminal-bench/configure-git-webserver').children, 'configure-git-webserver__YfkUhxf');
+      assert.deepEqual(trial.disagreements, [
+        { trial: 'configure-git-webserver__YfkUhxf', what: 'reward', job: 'reward 0', found: 'reward 0.5' },
+        { trial: 'configure-git-webserver__YfkUhxf', what: 'exception', job: 'AgentTimeoutError', found: 'no exception' },
+      ]);
+      // The other two agree with the job result.
+      for (const t of ['hello-world__Ab3dE9x', 'hello-world__Qr7sT2u']) assert.equal(find<FileLeaf>(find<TaskNode>(c.children, 'terminal-bench/hello-world').children, t).disagreements, undefined);
+      assert.deepEqual(c.job?.disagreements.map((d) => d.trial), ['configure-git-webserver__YfkUhxf', 'configure-git-webserver__YfkUhxf', null]);
+      assert.equal(jobTooltipLines(c.job!).at(-1), 'job: the job result says 1 errored, the folder has 0 with an exception');
+    });
+
+    it('places a retried trial\'s final attempt (attempts/<NNN>/) under its trial', () => {
+      const p = placementOf({ path: '/jobs/j/hello-world__AbC/attempts/001/agent/trajectory.json', state: { kind: 'pending' } });
+      assert.deepEqual(p, { kind: 'trial', family: 'harbor', dir: '/jobs/j', trial: 'hello-world__AbC', taskKey: 'hello-world', primary: true });
     });
   });
 
