@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { countSession, listSessions, sessionTitle } from '../core/sessions/list';
 import { defaultSessionRoots, extraSessionRoots, uniqueRoots } from '../core/sessions/roots';
 import type { SessionEntry, SessionRoot } from '../core/sessions/types';
+import { compactCount, localTime as localTimeText } from '../core/sessions/text';
 import { parseOptions, printable, UsageError } from './common';
 
 /** Usage lines of the sessions command (joined into the CLI's usage). */
@@ -56,19 +57,8 @@ export function sessionJson(e: SessionEntry): Record<string, unknown> {
   };
 }
 
-/** `1234` → `1.2k`, `2500000` → `2.5M`. */
-export function compactCount(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(n < 10_000_000 ? 1 : 0)}M`;
-}
-
 function localTime(iso: string | null): string {
-  if (!iso) return '—'.padEnd(16);
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso.slice(0, 16).padEnd(16);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+  return localTimeText(iso).padEnd(16);
 }
 
 /** Runs `sessions`; resolves to the exit code. */

@@ -85,7 +85,7 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
   let steps: Map<string, number>;
   const consoleLog: string[] = [];
 
-  const { sidebar, pane, row } = rolloutsPane(() => page);
+  const { sidebar, pane, row, open } = rolloutsPane(() => page);
   const rows = async () => JSON.stringify((await pane().locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ')));
   const rowText = async (r: Locator) => (await r.innerText()).replace(/\s+/g, ' ').trim();
 
@@ -133,12 +133,8 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
     const include: string[] = pkg.contributes.configuration
       .find((c: any) => c.properties?.['trajectoryInspector.rollouts.include']).properties['trajectoryInspector.rollouts.include'].default;
     ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog, settings: { 'trajectoryInspector.rollouts.include': [...include, '**/rl/*.jsonl'] } }));
-    // Give the Rollouts view the room: fold the folder tree, open the Rollouts section.
-    const folderHeader = sidebar().locator('.pane-header', { hasText: /^workspace/i }).first();
-    if ((await folderHeader.count()) && (await folderHeader.getAttribute('aria-expanded')) === 'true') await folderHeader.click();
-    const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
-    await header.waitFor({ state: 'visible', timeout: 60_000 });
-    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    // Give the Rollouts view the room: its side bar, the other sections folded.
+    await open({ alone: true });
     // A wider side bar, so the rows' descriptions show whole: drag the sash at its right edge.
     const box = await sidebar().boundingBox();
     if (box) {

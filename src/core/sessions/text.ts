@@ -78,3 +78,21 @@ export function stringFieldIn(piece: string, key: string): string | null {
   }
   return out;
 }
+
+/** `1234` → `1.2k`, `15160170` → `15M`. */
+export function compactCount(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 9_950) return `${(n / 1000).toFixed(1)}k`;
+  if (n < 999_500) return `${Math.round(n / 1000)}k`;
+  if (n < 9_950_000) return `${(n / 1_000_000).toFixed(1)}M`;
+  return `${Math.round(n / 1_000_000)}M`;
+}
+
+/** `YYYY-MM-DD HH:MM` in local time, the recorded text when it is not a time, `—` when unknown. */
+export function localTime(iso: string | null): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
