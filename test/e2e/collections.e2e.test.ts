@@ -21,7 +21,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import {
-  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, makeTempDir, REPO_ROOT, sample, waitUntil, openSession, saveFailureArtifacts, closeSession, rolloutsPane,
+  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, makeTempDir, REPO_ROOT, sample, waitUntil, openSession, saveFailureArtifacts, closeSession, rolloutsPane, widenSidebar,
 } from './harness';
 
 const ATIF_TERMINUS = 'atif/harbor-golden_terminus2_invalid-json_ATIF-v1.5.trajectory.json';
@@ -135,16 +135,8 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
     ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog, settings: { 'trajectoryInspector.rollouts.include': [...include, '**/rl/*.jsonl'] } }));
     // Give the Rollouts view the room: its side bar, the other sections folded.
     await open({ alone: true });
-    // A wider side bar, so the rows' descriptions show whole: drag the sash at its right edge.
-    const box = await sidebar().boundingBox();
-    if (box) {
-      const x = box.x + box.width - 1;
-      const y = box.y + box.height / 2;
-      await page.mouse.move(x, y);
-      await page.mouse.down();
-      await page.mouse.move(x + 400, y, { steps: 10 });
-      await page.mouse.up();
-    }
+    // A wider side bar, so the rows' descriptions show whole.
+    await widenSidebar(page, 400);
   });
 
   afterEach(async function () {

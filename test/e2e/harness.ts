@@ -267,6 +267,18 @@ export function viewPane(page: () => Page, title: RegExp): ViewPane {
   return p;
 }
 
+/** Widens the side bar by `px` (drags the sash at its right edge), so rows' descriptions show whole. */
+export async function widenSidebar(page: Page, px: number): Promise<void> {
+  const box = await page.locator('[id="workbench.parts.sidebar"]').boundingBox();
+  if (!box) return;
+  const x = box.x + box.width - 1;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + px, y, { steps: 10 });
+  await page.mouse.up();
+}
+
 /** The Rollouts view (see viewPane). */
 export function rolloutsPane(page: () => Page): ViewPane {
   return viewPane(page, /^Rollouts/i);
