@@ -13,6 +13,8 @@ import type { SessionCounts, SessionHead } from './types';
 
 /** The cache file's layout version; another version is ignored (read as empty). */
 const VERSION = 1;
+/** How long after its last write a file's counter state is kept in the cache file (a day). */
+const RESUME_KEEP_MS = 24 * 60 * 60 * 1000;
 
 interface Entry {
   size: number;
@@ -113,11 +115,23 @@ export class SessionCache {
     }
   }
 
-  /** Writes the cache file when something changed (write to a temp file, then rename). */
-  async save(): Promise<void> {
+  /**
+   * Writes the cache file when something changed (write to a temp file, then rename). The counter
+   * state that lets a grown file be counted from its old end is kept only for files written in the
+   * last RESUME_KEEP_MS (sessions still going on): an older file that changes is counted afresh.
+   */
+  async save(now = Date.now()): Promise<void> {
     if (!this.file || !this.dirty) return;
     this.dirty = false;
-    const data = JSON.stringify({ version: VERSION, entries: Object.fromEntries(this.entries) });
+    const entries: Record<string, Entry> = {};
+    for (const [k, e] of this.entries) {
+      if (now - e.mtimeMs < RESUME_KEEP_MS || e.state === undefined) entries[k] = e;
+      else {
+        const { state: _s, tail: _t, ...rest } = e;
+        entries[k] = rest;
+      }
+    }
+    const data = JSON.stringify({ version: VERSION, entries });
     await fs.mkdir(path.dirname(this.file), { recursive: true });
     const tmp = `${this.file}.${process.pid}.tmp`;
     await fs.writeFile(tmp, data);
