@@ -27,6 +27,75 @@ function notTyped(rec: Rec): boolean {
   return rec.isMeta === true || rec.isCompactSummary === true || rec.isVisibleInTranscriptOnly === true;
 }
 
+/** The title records of a transcript between passes (JSON; part of the counter's state). */
+export interface TitleState {
+  /** The latest `custom-title` record of this session (`/rename`). */
+  customTitle: string | null;
+  /** The latest `ai-title`, or `summary` whose leaf message is in this file. */
+  summary: string | null;
+  /** Summaries whose leaf was not seen yet (leafUuid, text), the latest PENDING_MAX. */
+  pending: [string, string][];
+  /** The latest record uuids seen (a summary written after its leaf, across a resume). */
+  recentUuids: string[];
+}
+
+const PENDING_MAX = 32;
+const RECENT_UUIDS = 64;
+
+/**
+ * Picks the title records that belong to this session. Claude Code appends `summary` records of
+ * *other* sessions of the project to the transcript it is writing (each names its conversation's
+ * last message, `leafUuid`); only a summary whose leaf is a record of this file is this session's.
+ * `custom-title` and `ai-title` records carry a `sessionId` when they name one.
+ */
+class TitleRecords {
+  private readonly uuids: Set<string>;
+
+  constructor(readonly st: TitleState, private readonly sessionId: () => string | null) {
+    this.uuids = new Set(st.recentUuids);
+  }
+
+  static empty(): TitleState {
+    return { customTitle: null, summary: null, pending: [], recentUuids: [] };
+  }
+
+  take(rec: Rec): void {
+    const st = this.st;
+    const sid = this.sessionId();
+    const own = typeof rec.sessionId !== 'string' || sid === null || rec.sessionId === sid;
+    const type = rec.type;
+    if (type === 'custom-title' && typeof rec.customTitle === 'string' && rec.customTitle.trim() && own) st.customTitle = rec.customTitle;
+    else if (type === 'ai-title' && typeof rec.aiTitle === 'string' && rec.aiTitle.trim() && own) st.summary = rec.aiTitle;
+    else if (type === 'summary' && typeof rec.summary === 'string' && rec.summary.trim() && typeof rec.leafUuid === 'string') {
+      if (this.uuids.has(rec.leafUuid)) st.summary = rec.summary;
+      else {
+        st.pending = st.pending.filter(([leaf]) => leaf !== rec.leafUuid);
+        st.pending.push([rec.leafUuid, rec.summary]);
+        if (st.pending.length > PENDING_MAX) st.pending.shift();
+      }
+    }
+    if (typeof rec.uuid === 'string') {
+      this.uuids.add(rec.uuid);
+      st.recentUuids.push(rec.uuid);
+      if (st.recentUuids.length > RECENT_UUIDS) st.recentUuids.shift();
+      if (st.pending.length) {
+        const hit = st.pending.find(([leaf]) => leaf === rec.uuid);
+        if (hit) {
+          st.summary = hit[1];
+          st.pending = st.pending.filter((p) => p !== hit);
+        }
+      }
+    }
+  }
+
+  /** The title these records give, with its source, or nulls. */
+  title(): [string | null, TitleSource | null] {
+    if (this.st.customTitle) return [this.st.customTitle, 'custom-title'];
+    if (this.st.summary) return [this.st.summary, 'summary'];
+    return [null, null];
+  }
+}
+
 /** Reads a transcript's head record by record (see SessionHead). */
 export class ClaudeHead {
   private cwd: string | null = null;
@@ -39,15 +108,11 @@ export class ClaudeHead {
   private sidechain = false;
   private request: string | null = null;
   private command: string | null = null;
-  private summary: string | null = null;
-  private customTitle: string | null = null;
+  private readonly titles = new TitleRecords(TitleRecords.empty(), () => this.sessionId);
 
   /** Takes one record; true when the head is complete (cwd and the first request known, or a sidechain file). */
   take(rec: Rec): boolean {
     const type = rec.type;
-    if (type === 'summary' && typeof rec.summary === 'string' && rec.summary.trim()) this.summary = rec.summary;
-    if (type === 'ai-title' && typeof rec.aiTitle === 'string' && rec.aiTitle.trim()) this.summary = rec.aiTitle;
-    if (type === 'custom-title' && typeof rec.customTitle === 'string' && rec.customTitle.trim()) this.customTitle = rec.customTitle;
     if (this.startedAt === null && typeof rec.timestamp === 'string') this.startedAt = rec.timestamp;
     if (this.cwd === null && typeof rec.cwd === 'string' && rec.cwd) {
       this.cwd = rec.cwd;
@@ -56,7 +121,8 @@ export class ClaudeHead {
       this.branch = str(rec.gitBranch) || null;
       this.origin = str(rec.entrypoint);
     }
-    if (this.sessionId === null && typeof rec.sessionId === 'string') this.sessionId = rec.sessionId;
+    if (this.sessionId === null && typeof rec.sessionId === 'string' && type !== 'custom-title' && type !== 'ai-title') this.sessionId = rec.sessionId;
+    this.titles.take(rec);
     if ((type === 'user' || type === 'assistant') && !this.sawMessage) {
       this.sawMessage = true;
       this.sidechain = rec.isSidechain === true;
@@ -97,15 +163,14 @@ export class ClaudeHead {
   }
 
   result(bytes: number): SessionHead {
-    const [title, titleFrom]: [string | null, TitleSource | null] = this.customTitle
-      ? [this.customTitle, 'custom-title']
-      : this.summary
-        ? [this.summary, 'summary']
-        : this.request
-          ? [this.request, 'first-request']
-          : this.command
-            ? [this.command, 'command']
-            : [null, null];
+    const recorded = this.titles.title();
+    const [title, titleFrom]: [string | null, TitleSource | null] = recorded[0] !== null
+      ? recorded
+      : this.request
+        ? [this.request, 'first-request']
+        : this.command
+          ? [this.command, 'command']
+          : [null, null];
     return {
       format: 'claude-code',
       sessionId: this.sessionId,
@@ -137,8 +202,7 @@ export interface ClaudeCountState {
   tokens: Usage | null;
   /** The latest assistant message ids with their usage (counted once, replaced by later records of the id) and tool_use ids. */
   recent: { id: string; u: Usage | null; tools: string[] }[];
-  customTitle: string | null;
-  summary: string | null;
+  titles: TitleState;
   lastActivityAt: string | null;
   badLines: number;
 }
@@ -154,14 +218,17 @@ function usageOf(u: unknown): Usage | null {
 /** Counts a transcript record by record (rules: SessionCounts). */
 export class ClaudeCounter {
   private s: ClaudeCountState;
+  private readonly titles: TitleRecords;
 
   /**
    * @param sidechainFile true for a subagent's own transcript (every record `isSidechain: true`):
    *   its records are counted; in a session's transcript sidechain records are not
+   * @param sessionId the session's id (title records naming another session are not its own)
    * @param state the state a previous pass ended with (resume), else a fresh count
    */
-  constructor(private readonly sidechainFile = false, state?: ClaudeCountState) {
-    this.s = state ? structuredClone(state) : { turns: 0, toolCalls: 0, failed: 0, tokens: null, recent: [], customTitle: null, summary: null, lastActivityAt: null, badLines: 0 };
+  constructor(private readonly sidechainFile = false, sessionId: string | null = null, state?: ClaudeCountState) {
+    this.s = state ? structuredClone(state) : { turns: 0, toolCalls: 0, failed: 0, tokens: null, recent: [], titles: TitleRecords.empty(), lastActivityAt: null, badLines: 0 };
+    this.titles = new TitleRecords(this.s.titles, () => sessionId);
   }
 
   bad(): void {
@@ -172,9 +239,7 @@ export class ClaudeCounter {
     const s = this.s;
     if (typeof rec.timestamp === 'string') s.lastActivityAt = rec.timestamp;
     const type = rec.type;
-    if (type === 'custom-title' && typeof rec.customTitle === 'string' && rec.customTitle.trim()) s.customTitle = rec.customTitle;
-    else if (type === 'summary' && typeof rec.summary === 'string' && rec.summary.trim()) s.summary = rec.summary;
-    else if (type === 'ai-title' && typeof rec.aiTitle === 'string' && rec.aiTitle.trim()) s.summary = rec.aiTitle;
+    this.titles.take(rec);
     if ((rec.isSidechain === true) !== this.sidechainFile) return;
     const message = rec.message;
     if (!isObject(message)) return;
@@ -222,13 +287,14 @@ export class ClaudeCounter {
   counts(scannedBytes: number): SessionCounts {
     const s = this.s;
     const t = s.tokens;
+    const [title, titleFrom] = this.titles.title();
     return {
       turns: s.turns,
       toolCalls: s.toolCalls,
       failedCommands: s.failed,
       tokens: t ? { input: t.i, output: t.o, cached: t.c, total: t.i + t.o } : null,
-      title: s.customTitle ? shortTitle(s.customTitle) : s.summary ? shortTitle(s.summary) : null,
-      titleFrom: s.customTitle ? 'custom-title' : s.summary ? 'summary' : null,
+      title: title !== null ? shortTitle(title) : null,
+      titleFrom,
       lastActivityAt: s.lastActivityAt,
       badLines: s.badLines,
       scannedBytes,

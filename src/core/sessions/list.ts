@@ -78,7 +78,7 @@ export async function readSessionHead(file: string, format: SessionFormat | null
 }
 
 function counterFor(head: SessionHead, state?: unknown): ClaudeCounter | CodexCounter {
-  return head.format === 'claude-code' ? new ClaudeCounter(head.sidechain, state as ClaudeCountState | undefined) : new CodexCounter(state as CodexCountState | undefined);
+  return head.format === 'claude-code' ? new ClaudeCounter(head.sidechain, head.sessionId, state as ClaudeCountState | undefined) : new CodexCounter(state as CodexCountState | undefined);
 }
 
 /** Hex of the first and of the last (at most) 64 bytes before `end`: a file that only grew past `end` keeps both. */

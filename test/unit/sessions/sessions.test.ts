@@ -197,18 +197,30 @@ describe('sessions: titles', () => {
     assert.equal(requestText('<environment_context>\n  <cwd>/w</cwd>\n</environment_context>'), null);
   });
 
-  it('a summary or custom-title record anywhere in the file wins over the first request', async () => {
+  it('a summary of this session (its leaf is a record of the file) or a custom title wins over the first request; other sessions\' summaries do not', async () => {
     const dir = tmpDir('sessions-title-');
     const f = path.join(dir, 's.jsonl');
     const text = fs.readFileSync(censusFile('claude-code/short.jsonl'), 'utf8');
-    fs.writeFileSync(f, text + '{"type":"summary","summary":"Phoenix server will not start","leafUuid":"x"}\n');
-    const r = await readSessionHead(f, 'claude-code');
-    const counts = await countSession(facts(f), r!.head);
+    const last = jsonl('claude-code/short.jsonl').at(-1);
+    // Claude Code appends summaries of the project's other sessions to the transcript it writes (head and body).
+    const other = '{"type":"summary","summary":"Conversation sync logic bug fix","leafUuid":"37ea360a-6c0a-4c25-980e-959ac3311815"}\n';
+    fs.writeFileSync(f, other + text + other);
+    let r = await readSessionHead(f, 'claude-code');
+    let counts = await countSession(facts(f), r!.head);
+    assert.deepEqual(sessionTitle({ head: r!.head, counts }), { title: 'mix phx.server doesnt seem to start', from: 'first-request' });
+    fs.appendFileSync(f, `{"type":"summary","summary":"Phoenix server will not start","leafUuid":"${last.uuid}"}\n`);
+    counts = await countSession(facts(f), r!.head);
     assert.deepEqual(sessionTitle({ head: r!.head, counts }), { title: 'Phoenix server will not start', from: 'summary' });
+    fs.appendFileSync(f, '{"type":"custom-title","customTitle":"somebody else","sessionId":"00000000-0000-4000-8000-000000000000"}\n');
     fs.appendFileSync(f, '{"type":"custom-title","customTitle":"phx debugging","sessionId":"55604662-cf2a-4331-851a-ec234028f8ca"}\n');
-    const counts2 = await countSession(facts(f), r!.head);
-    assert.deepEqual(sessionTitle({ head: r!.head, counts: counts2 }), { title: 'phx debugging', from: 'custom-title' });
+    counts = await countSession(facts(f), r!.head);
+    assert.deepEqual(sessionTitle({ head: r!.head, counts }), { title: 'phx debugging', from: 'custom-title' });
     assert.deepEqual(sessionTitle({ head: r!.head, counts: null }), { title: 'mix phx.server doesnt seem to start', from: 'first-request' });
+    // A resumed session's file that starts with the summary of the conversation it copies: matched once the leaf comes.
+    fs.writeFileSync(f, `{"type":"summary","summary":"Phoenix server will not start","leafUuid":"${last.uuid}"}\n` + text);
+    r = await readSessionHead(f, 'claude-code');
+    counts = await countSession(facts(f), r!.head);
+    assert.deepEqual(sessionTitle({ head: r!.head, counts }), { title: 'Phoenix server will not start', from: 'summary' });
   });
 
   it('a first record longer than the head budget still gives cwd and title (the start of the cut line)', async () => {
