@@ -110,12 +110,14 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
     firstUser.message.content = 'e2e: a session written while the Sessions view is open';
     const file = path.join(home, '.claude', 'projects', claudeProjectDirName(workspace), `${id}.jsonl`);
     fs.writeFileSync(file, lines.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const written = Date.now();
     // The watcher's event (debounced 1 s) relists well before the view's 60 s poll would.
     const top = (await waitUntil(async () => {
       const p = await allParts();
       return p[0]?.name === firstUser.message.content ? p : null;
     }, 30_000, async () => `the new session did not show at the top: ${JSON.stringify(await allParts())}`))!;
     assert.equal(top.length, TITLES.length + 1);
+    console.log(`      the new session showed ${((Date.now() - written) / 1000).toFixed(1)} s after it was written`);
     await waitUntil(async () => /1 turn · 2 tool calls · 2 failed/.test((await parts(rows().first())).description), 30_000,
       async () => `the new session was not counted: ${JSON.stringify(await allParts())}`);
     await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-new.png') });
