@@ -141,7 +141,7 @@ export async function findSessionFiles(roots: readonly SessionRoot[], folders: r
   return out;
 }
 
-/** Whether `cwd` is `folder` or lies below it (paths resolved; case-insensitive on Windows and macOS volumes is not assumed). */
+/** Whether `cwd` is `folder` or lies below it (both resolved; case-insensitive on Windows only; a sibling sharing a prefix is not below). */
 export function isWithin(cwd: string, folder: string): boolean {
   const norm = (p: string) => {
     const r = path.resolve(p);
