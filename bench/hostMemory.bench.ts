@@ -129,14 +129,10 @@ async function main(): Promise<void> {
   try {
     ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
     const pg = page;
-    const { sidebar, row, rowsText } = rolloutsPane(() => pg);
+    const { row, rowsText, open } = rolloutsPane(() => pg);
 
-    // The Rollouts view open (the folder view collapsed, as in the scale e2e test).
-    const folderHeader = sidebar().locator('.pane-header', { hasText: /^Folders|workspace/i }).first();
-    if ((await folderHeader.count()) && (await folderHeader.getAttribute('aria-expanded')) === 'true') await folderHeader.click();
-    const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
-    await header.waitFor({ state: 'visible', timeout: 60_000 });
-    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    // The Rollouts view open (the other sections folded, as in the scale e2e test).
+    await open({ alone: true });
     await waitUntil(async () => (await row(/sample|SWE-agent__test-repo/).count()) > 0, 120_000, async () => `the Rollouts view never listed sample.traj (by its name or its task): ${await rowsText()}`);
 
     const hostPid = (await waitUntil(async () => findExtensionHost(tmp), 30_000, () => 'no extension host process (command line with "extensionHost") under this code-server')) as number;

@@ -13,6 +13,7 @@ import { LabelService } from './host/labels';
 import { registerReplay, type ReplayController } from './host/replay/controller';
 import { scoreState } from './host/rolloutTree';
 import { RolloutsView } from './host/rolloutsView';
+import { SessionsView } from './host/sessionsView';
 import { registerScoring } from './host/scoring/register';
 import { TimelineEditorProvider } from './host/timelineEditor';
 
@@ -48,6 +49,8 @@ export function activate(context: vscode.ExtensionContext): void {
     );
   }
   context.subscriptions.push(registerDumpSearch(timelines, output));
+  // Claude Code and Codex CLI sessions recorded in the workspace's folders (issue 13).
+  context.subscriptions.push(new SessionsView(output, context.globalStorageUri));
 }
 
 /** Waits for replay containers and snapshots to be removed. */

@@ -5,6 +5,7 @@
  *   trajectory-inspector validate <file-or-folder>
  *   trajectory-inspector export --format trl|agentprocessbench|processbench [options] <files…>
  *   trajectory-inspector agreement [options] <files…>
+ *   trajectory-inspector sessions [--cwd DIR] [--json] [--root DIR]…
  *
  * Exit codes: 0 success (validate: every rollout valid), 1 invalid input or load error,
  * 2 usage error.
@@ -20,10 +21,12 @@ import { LABEL_USAGE, runAgreement, runExport } from './labels';
 import { runScore, runScorerCheck, SCORE_USAGE } from './score';
 import { fileWarnings, partFailures, showJson } from './showJson';
 import { REPLAY_USAGE, runReplay } from './replay';
+import { runSessions, SESSIONS_USAGE } from './sessions';
 
 const USAGE = `Usage:
   trajectory-inspector show <file-or-folder> [--json]   print the rollouts as steps (or one JSON document)
   trajectory-inspector validate <file-or-folder>        check every rollout; exit 1 with located errors
+${SESSIONS_USAGE}
 ${LABEL_USAGE}
 ${REPLAY_USAGE}
 ${SCORE_USAGE}
@@ -84,6 +87,7 @@ async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'replay') return runReplay(argv.slice(1));
   if (argv[0] === 'score') return runScore(argv.slice(1));
   if (argv[0] === 'scorer-check') return runScorerCheck(argv.slice(1));
+  if (argv[0] === 'sessions') return runSessions(argv.slice(1));
   const args = argv.filter((a) => !a.startsWith('--'));
   const flags = new Set(argv.filter((a) => a.startsWith('--')));
   if (flags.has('--help') || argv.length === 0) {

@@ -7,9 +7,9 @@ import * as vscode from 'vscode';
 export const SECTION = 'trajectoryInspector';
 
 /** Defaults, also used when a user value has the wrong type. */
-import { DEFAULT_COLLAPSE_LINES, DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from '../shared/settings';
+import { DEFAULT_COLLAPSE_LINES, DEFAULT_EXCLUDE, DEFAULT_INCLUDE, DEFAULT_SESSION_ROOTS } from '../shared/settings';
 
-export { DEFAULT_COLLAPSE_LINES, DEFAULT_EXCLUDE, DEFAULT_INCLUDE };
+export { DEFAULT_COLLAPSE_LINES, DEFAULT_EXCLUDE, DEFAULT_INCLUDE, DEFAULT_SESSION_ROOTS };
 
 export interface Config {
   /** Globs of rollout files the Rollouts view lists. */
@@ -18,6 +18,8 @@ export interface Config {
   exclude: string[];
   /** Observation lines shown before "show all" (0 = never collapse). */
   collapseOutputLines: number;
+  /** More folders of Claude Code / Codex CLI session files for the Sessions view (`trajectoryInspector.sessions.roots`, machine scope). */
+  sessionRoots: string[];
 }
 
 function strings(v: unknown, fallback: string[]): string[] {
@@ -31,5 +33,6 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
     include: strings(c.get('rollouts.include'), DEFAULT_INCLUDE),
     exclude: strings(c.get('rollouts.exclude'), DEFAULT_EXCLUDE),
     collapseOutputLines: typeof lines === 'number' && lines >= 0 ? Math.floor(lines) : DEFAULT_COLLAPSE_LINES,
+    sessionRoots: strings(c.get('sessions.roots'), DEFAULT_SESSION_ROOTS),
   };
 }

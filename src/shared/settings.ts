@@ -21,6 +21,11 @@ export const DEFAULT_INCLUDE = [
 ];
 /** Default `trajectoryInspector.rollouts.exclude`. */
 export const DEFAULT_EXCLUDE = ['**/node_modules/**', '**/.git/**', '**/.venv/**'];
+/**
+ * Default `trajectoryInspector.sessions.roots`: none beyond the tools' own folders (Claude Code's
+ * projects folder, Codex's sessions folder), which the Sessions view always reads.
+ */
+export const DEFAULT_SESSION_ROOTS: string[] = [];
 /** Default `trajectoryInspector.timeline.collapseOutputLines`. */
 export const DEFAULT_COLLAPSE_LINES = 20;
 /**

@@ -28,7 +28,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import {
-  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, makeTempDir, REPO_ROOT, sample, SAMPLES_DIR, waitUntil, openSession, saveFailureArtifacts, closeSession, rolloutsPane,
+  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, makeTempDir, REPO_ROOT, sample, SAMPLES_DIR, waitUntil, openSession, saveFailureArtifacts, closeSession, rolloutsPane, widenSidebar,
 } from './harness';
 
 const ATIF_TERMINUS = 'atif/harbor-golden_terminus2_invalid-json_ATIF-v1.5.trajectory.json';
@@ -107,7 +107,7 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
   let steps: Map<string, number>;
   const consoleLog: string[] = [];
 
-  const { sidebar, pane, row } = rolloutsPane(() => page);
+  const { sidebar, pane, row, open } = rolloutsPane(() => page);
   const rows = async () => JSON.stringify((await pane().locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ')));
   const rowText = async (r: Locator) => (await r.innerText()).replace(/\s+/g, ' ').trim();
 
@@ -155,22 +155,10 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
     const include: string[] = pkg.contributes.configuration
       .find((c: any) => c.properties?.['trajectoryInspector.rollouts.include']).properties['trajectoryInspector.rollouts.include'].default;
     ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog, settings: { 'trajectoryInspector.rollouts.include': [...include, '**/rl/*.jsonl'] } }));
-    // Give the Rollouts view the room: fold the folder tree, open the Rollouts section.
-    const folderHeader = sidebar().locator('.pane-header', { hasText: /^workspace/i }).first();
-    if ((await folderHeader.count()) && (await folderHeader.getAttribute('aria-expanded')) === 'true') await folderHeader.click();
-    const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
-    await header.waitFor({ state: 'visible', timeout: 60_000 });
-    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
-    // A wider side bar, so the rows' descriptions show whole: drag the sash at its right edge.
-    const box = await sidebar().boundingBox();
-    if (box) {
-      const x = box.x + box.width - 1;
-      const y = box.y + box.height / 2;
-      await page.mouse.move(x, y);
-      await page.mouse.down();
-      await page.mouse.move(x + 400, y, { steps: 10 });
-      await page.mouse.up();
-    }
+    // Give the Rollouts view the room: its side bar, the other sections folded.
+    await open({ alone: true });
+    // A wider side bar, so the rows' descriptions show whole.
+    await widenSidebar(page, 400);
   });
 
   afterEach(async function () {

@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import {
-  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, makeTempDir, REPO_ROOT, sample, waitUntil, openSession, saveFailureArtifacts, closeSession,
+  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, makeTempDir, REPO_ROOT, sample, waitUntil, openSession, saveFailureArtifacts, closeSession, rolloutsPane, viewPane,
 } from './harness';
 
 const SWE = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
@@ -110,9 +110,7 @@ describe('e2e: compare rollouts and search across them', function () {
     const include: string[] = pkg.contributes.configuration
       .find((c: any) => c.properties?.['trajectoryInspector.rollouts.include']).properties['trajectoryInspector.rollouts.include'].default;
     ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog, settings: { 'trajectoryInspector.rollouts.include': [...include, '**/rl/*.jsonl'] } }));
-    const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
-    await header.waitFor({ state: 'visible', timeout: 60_000 });
-    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click({ position: { x: 24, y: 10 } });
+    await rolloutsPane(() => page).open();
     // Both files summarised (the compare picker lists the Rollouts view's rollouts).
     await waitUntil(async () => (await sidebar().locator('.monaco-list-row', { hasText: /1[67] steps/ }).count()) >= 2, 60_000,
       async () => `the Rollouts view did not list both files: ${JSON.stringify(await sidebar().locator('.monaco-list-row').allInnerTexts())}`);
@@ -224,13 +222,10 @@ describe('e2e: compare rollouts and search across them', function () {
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search Rollouts' }).waitFor({ state: 'visible', timeout: 10_000 });
     await input().fill('python reproduce.py in:command');
     await page.keyboard.press('Enter');
-    const pane = sidebar().locator('.pane', { has: page.locator('.pane-header', { hasText: /^Search Rollouts/i }) }).first();
+    const search = viewPane(() => page, /^Search Rollouts/i);
+    const pane = search.pane();
     // Room for every result row (the list renders only what fits): fold the other sections.
-    for (const name of [/^workspace/i, /^Rollouts/i, /^Outline/i, /^Timeline$/i]) {
-      const h = sidebar().locator('.pane-header', { hasText: name }).first();
-      // Click the title end of the header: its middle holds the view's action buttons.
-      if ((await h.count()) && (await h.getAttribute('aria-expanded')) === 'true') await h.click({ position: { x: 24, y: 10 } });
-    }
+    await search.open({ alone: true });
     const resultRows = pane.locator('.monaco-list-row');
     const texts = (await waitUntil(async () => {
       const t = (await resultRows.allInnerTexts()).map((x) => x.replace(/\s+/g, ' ').trim());

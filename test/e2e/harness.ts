@@ -72,6 +72,8 @@ export interface StartOptions {
   workspace: string;
   tmp: string;
   settings?: Record<string, unknown>;
+  /** Environment variables for code-server and its extension host (e.g. a fake HOME), on top of this process's. */
+  env?: Record<string, string>;
   startTimeoutMs?: number;
 }
 
@@ -90,7 +92,7 @@ export async function startCodeServer(o: StartOptions): Promise<CodeServer> {
   fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'),
     JSON.stringify({ ...SEEDED_SETTINGS, ...o.settings }, null, 2));
   fs.writeFileSync(config, 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
-  const env = { ...process.env };
+  const env = { ...process.env, ...o.env };
   delete env.PORT; // code-server lets $PORT override --bind-addr's port
   delete env.PASSWORD;
   delete env.HASHED_PASSWORD;
@@ -203,25 +205,88 @@ export async function quickOpen(page: Page, relPath: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
-/** The Rollouts view in the workbench's side bar: locators that read `page()` when called (a suite's page is set in its `before`). */
-export interface RolloutsPane {
+/**
+ * Shows the extension's own side-bar container (activity bar: "Trajectory Inspector"), which holds
+ * the Rollouts, Sessions and Search Rollouts views. Does nothing when it is already showing (a click
+ * on the active activity-bar item would close the side bar).
+ */
+export async function showTrajectoryInspector(page: Page): Promise<void> {
+  const title = page.locator('[id="workbench.parts.sidebar"] .composite.title', { hasText: /Trajectory Inspector/i }).first();
+  if (await title.isVisible().catch(() => false)) return;
+  const item = page.locator('[id="workbench.parts.activitybar"] .action-label[aria-label^="Trajectory Inspector"]').first();
+  await item.waitFor({ state: 'visible', timeout: 60_000 }).catch(() => {
+    throw new Error('no "Trajectory Inspector" item in the activity bar (is the view container contributed?)');
+  });
+  await item.click();
+  await title.waitFor({ state: 'visible', timeout: 20_000 });
+}
+
+/** One view (section) of the Trajectory Inspector side bar: locators that read `page()` when called (a suite's page is set in its `before`). */
+export interface ViewPane {
   sidebar(): Locator;
-  /** The Rollouts view's pane. */
+  /** The section's header. */
+  header(): Locator;
+  /** The section's pane. */
   pane(): Locator;
   /** The first tree row whose text holds `label`. */
   row(label: string | RegExp): Locator;
   /** Every tree row's text, as JSON (for failure messages). */
   rowsText(): Promise<string>;
+  /**
+   * Shows the Trajectory Inspector container and expands this section; `alone` folds the other
+   * sections, so this one gets the side bar's whole height.
+   */
+  open(o?: { alone?: boolean }): Promise<void>;
 }
 
-export function rolloutsPane(page: () => Page): RolloutsPane {
-  const p: RolloutsPane = {
+/** The section of the Trajectory Inspector side bar whose title matches `title`. */
+export function viewPane(page: () => Page, title: RegExp): ViewPane {
+  const p: ViewPane = {
     sidebar: () => page().locator('[id="workbench.parts.sidebar"]'),
-    pane: () => p.sidebar().locator('.pane', { has: page().locator('.pane-header', { hasText: /^Rollouts/i }) }).first(),
+    header: () => p.sidebar().locator('.pane-header', { hasText: title }).first(),
+    pane: () => p.sidebar().locator('.pane', { has: page().locator('.pane-header', { hasText: title }) }).first(),
     row: (label) => p.pane().locator('.monaco-list-row', { hasText: label }).first(),
     rowsText: async () => JSON.stringify(await p.pane().locator('.monaco-list-row').allInnerTexts()),
+    open: async (o = {}) => {
+      await showTrajectoryInspector(page());
+      const header = p.header();
+      await header.waitFor({ state: 'visible', timeout: 60_000 }).catch(() => {
+        throw new Error(`no section ${title} in the Trajectory Inspector side bar (is the view contributed and the extension activated?)`);
+      });
+      // Click the title end of a header: its middle holds the view's action buttons.
+      if ((await header.getAttribute('aria-expanded')) === 'false') await header.click({ position: { x: 24, y: 10 } });
+      if (!o.alone) return;
+      const headers = p.sidebar().locator('.pane-header');
+      for (let i = 0; i < (await headers.count()); i++) {
+        const h = headers.nth(i);
+        if (!(await h.isVisible()) || title.test((await h.innerText()).trim())) continue;
+        if ((await h.getAttribute('aria-expanded')) === 'true') await h.click({ position: { x: 24, y: 10 } });
+      }
+    },
   };
   return p;
+}
+
+/** Widens the side bar by `px` (drags the sash at its right edge), so rows' descriptions show whole. */
+export async function widenSidebar(page: Page, px: number): Promise<void> {
+  const box = await page.locator('[id="workbench.parts.sidebar"]').boundingBox();
+  if (!box) return;
+  const x = box.x + box.width - 1;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + px, y, { steps: 10 });
+  await page.mouse.up();
+}
+
+/** The Rollouts view (see viewPane). */
+export function rolloutsPane(page: () => Page): ViewPane {
+  return viewPane(page, /^Rollouts/i);
+}
+
+/** The Sessions view (see viewPane). */
+export function sessionsPane(page: () => Page): ViewPane {
+  return viewPane(page, /^Sessions/i);
 }
 
 /** The content frame of this extension's webview panel: iframe.webview.ready → #active-frame. */
@@ -275,11 +340,11 @@ export function makeTempDir(prefix: string): string {
 export async function openSession(
   workspace: string,
   tmp: string,
-  o: { consoleLog: string[]; settings?: Record<string, unknown> },
+  o: { consoleLog: string[]; settings?: Record<string, unknown>; env?: Record<string, string> },
 ): Promise<{ server: CodeServer; browser: Browser; page: Page }> {
   const vsix = requiredEnv('E2E_VSIX');
   const chromiumPath = requiredEnv('E2E_CHROMIUM');
-  const server = await startCodeServer({ bin: requiredEnv('E2E_CODE_SERVER'), vsix, workspace, tmp: path.join(tmp, 'code-server'), settings: o.settings });
+  const server = await startCodeServer({ bin: requiredEnv('E2E_CODE_SERVER'), vsix, workspace, tmp: path.join(tmp, 'code-server'), settings: o.settings, env: o.env });
   console.log(`      code-server at ${server.url}, workspace ${workspace}`);
   try {
     const browser = await launchBrowser(chromiumPath);

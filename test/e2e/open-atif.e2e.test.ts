@@ -1,6 +1,6 @@
 /**
  * e2e: the packaged .vsix inside code-server opens a real Harbor trial (ATIF trajectory + result.json)
- * in the timeline custom editor, and the Rollouts explorer view lists the trial.
+ * in the timeline custom editor, and the Rollouts view (the extension's own side bar) lists the trial.
  * Run through `npm run test:e2e` (scripts/e2e.mjs), which installs code-server/Chromium when
  * missing and packages the extension first.
  */
@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import {
-  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, extensionWebview, makeTempDir, quickOpen, sample, waitUntil, openSession, saveFailureArtifacts, closeSession,
+  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, extensionWebview, makeTempDir, quickOpen, sample, waitUntil, openSession, saveFailureArtifacts, closeSession, rolloutsPane,
 } from './harness';
 
 const ATIF_SAMPLE = 'atif/harbor-golden_terminus2_invalid-json_ATIF-v1.5.trajectory.json';
@@ -85,15 +85,10 @@ describe('e2e: open a Harbor ATIF trial in code-server', function () {
     await closeSession(browser, server, tmp);
   });
 
-  it('lists the trial in the Rollouts view of the Explorer', async () => {
-    const sidebar = page.locator('[id="workbench.parts.sidebar"]');
-    const headerSel = page.locator('.pane-header', { hasText: /^Rollouts/i });
-    const header = sidebar.locator('.pane-header', { hasText: /^Rollouts/i }).first();
-    await header.waitFor({ state: 'visible', timeout: 60_000 }).catch(() => {
-      throw new Error('no "Rollouts" section in the Explorer (is the view contributed and the extension activated?)');
-    });
-    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
-    const pane = sidebar.locator('.pane', { has: headerSel }).first();
+  it('lists the trial in the Rollouts view of the Trajectory Inspector side bar', async () => {
+    const rollouts = rolloutsPane(() => page);
+    await rollouts.open();
+    const pane = rollouts.pane();
     const row = pane.locator('.monaco-list-row', { hasText: TRIAL }).first();
     const rows = async () => JSON.stringify(await pane.locator('.monaco-list-row').allInnerTexts());
     await row.waitFor({ state: 'visible', timeout: 60_000 }).catch(async () => {

@@ -33,7 +33,7 @@ describe('e2e: a 40 MB JSON array of rollouts in code-server', function () {
   let page: Page;
   const consoleLog: string[] = [];
 
-  const { sidebar, row, rowsText } = rolloutsPane(() => page);
+  const { row, rowsText, open } = rolloutsPane(() => page);
 
   before(async function () {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -54,11 +54,7 @@ describe('e2e: a 40 MB JSON array of rollouts in code-server', function () {
   });
 
   it('lists every item of the array, in its GRPO groups', async () => {
-    const folderHeader = sidebar().locator('.pane-header', { hasText: /^Folders|workspace/i }).first();
-    if ((await folderHeader.count()) && (await folderHeader.getAttribute('aria-expanded')) === 'true') await folderHeader.click();
-    const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
-    await header.waitFor({ state: 'visible', timeout: 60_000 });
-    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    await open({ alone: true });
     const groups = Math.ceil(items / GROUP_SIZE);
     await waitUntil(async () => {
       const d = (await row(FILE).locator('.label-description').first().innerText().catch(() => '')).trim();

@@ -32,7 +32,7 @@ describe('e2e: a 200 MB rollout dump in code-server', function () {
   let page: Page;
   const consoleLog: string[] = [];
 
-  const { sidebar, row, rowsText } = rolloutsPane(() => page);
+  const { row, rowsText, open } = rolloutsPane(() => page);
   /** A tree row's name and description (innerText runs them together). */
   const parts = async (r: ReturnType<typeof row>) => ({
     name: (await r.locator('.label-name').first().innerText()).trim(),
@@ -58,11 +58,7 @@ describe('e2e: a 200 MB rollout dump in code-server', function () {
   });
 
   it('lists every row of the dump, in its GRPO groups', async () => {
-    const folderHeader = sidebar().locator('.pane-header', { hasText: /^Folders|workspace/i }).first();
-    if ((await folderHeader.count()) && (await folderHeader.getAttribute('aria-expanded')) === 'true') await folderHeader.click();
-    const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
-    await header.waitFor({ state: 'visible', timeout: 60_000 });
-    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    await open({ alone: true });
     const groups = Math.ceil(rows / GROUP_SIZE);
     await waitUntil(async () => {
       const d = (await parts(row(DUMP))).description;
