@@ -43,11 +43,16 @@ export function describeRollout(r: Pick<Rollout, 'steps' | 'outcome'>): string {
 }
 
 /** The same description from the numbers alone (the tree keeps no steps). */
-export function describeCounts(steps: number, reward: number | null, resolved: boolean | null): string {
+export function describeCounts(steps: number, reward: number | null, resolved: boolean | null, derived: readonly string[] = []): string {
   const parts = [`${steps} ${steps === 1 ? 'step' : 'steps'}`];
-  if (reward !== null) parts.push(`reward ${formatReward(reward)}`);
-  parts.push(resolvedText(resolved));
+  if (reward !== null) parts.push(`reward ${formatReward(reward)}${derived.includes('outcome.reward') ? ' (derived)' : ''}`);
+  parts.push(`${resolvedText(resolved)}${resolved !== null && derived.includes('outcome.resolved') ? ' (derived)' : ''}`);
   return parts.join(' · ');
+}
+
+/** The tooltip line naming the values a loader derived rather than read (core `Rollout.derived`), or ''. */
+export function derivedText(derived: readonly string[] | undefined): string {
+  return derived?.length ? `Derived by the loader, not recorded in the file: ${derived.join(', ')}` : '';
 }
 
 /**

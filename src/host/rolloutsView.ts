@@ -23,7 +23,7 @@ import { NotIndexableError } from '../core/scale/rolloutIndex';
 import { summarizeIndexed } from '../core/scale/summaries';
 import { readConfig } from './config';
 import { dumpIndexes, wantsIndex } from './dumpIndexes';
-import { describeCounts, errorSummary, fileLabel, formatReward, joinGlobs, mapLimit, resolvedText } from './present';
+import { derivedText, describeCounts, errorSummary, fileLabel, formatReward, joinGlobs, mapLimit, resolvedText } from './present';
 import {
   DEFAULT_OPTIONS,
   FILTER_LABELS,
@@ -452,7 +452,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
           item.description = `run results · ${rollouts.length} ${rollouts.length === 1 ? 'trial' : 'trials'}`;
           item.iconPath = new vscode.ThemeIcon('checklist');
         } else if (single) {
-          item.description = describeCounts(single.steps, single.reward, single.resolved);
+          item.description = describeCounts(single.steps, single.reward, single.resolved, single.derived);
           if (single.exception) item.description += ` · ${single.exception}`;
           if (node.disagreements?.length) item.description += ' · job result differs';
           item.iconPath = single.exception ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')) : passIcon(passState(single));
@@ -470,6 +470,10 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
         if (single?.exception) {
           md.appendMarkdown('\n\nEnded with an exception: ');
           md.appendText(single.exception);
+        }
+        if (single?.derived?.length) {
+          md.appendMarkdown('\n\n');
+          md.appendText(derivedText(single.derived));
         }
         for (const d of node.disagreements ?? []) {
           md.appendMarkdown('\n\n');
@@ -495,12 +499,12 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     const item = new vscode.TreeItem(node.label ?? rolloutName(s), vscode.TreeItemCollapsibleState.None);
     const uri = this.uriOf(node.path);
     item.id = node.id;
-    item.description = describeCounts(s.steps, s.reward, s.resolved);
+    item.description = describeCounts(s.steps, s.reward, s.resolved, s.derived);
     if (s.exception) item.description += ` · ${s.exception}`;
     // A trial a Harbor job result names without its folder: only the job's word for it.
     if (s.format === 'harbor-job') item.description += ' · folder not here';
     item.iconPath = s.exception ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')) : passIcon(passState(s));
-    item.tooltip = `${s.id}\n${s.line !== null ? `line ${s.line} · ` : ''}${s.groupId !== null ? `group ${s.groupId} · ` : ''}${resolvedText(s.resolved)}${s.exception ? `\nEnded with ${s.exception}` : ''}${s.format === 'harbor-job' ? '\nNamed by the job result; the trial folder is not in the workspace.' : ''}`;
+    item.tooltip = `${s.id}\n${s.line !== null ? `line ${s.line} · ` : ''}${s.groupId !== null ? `group ${s.groupId} · ` : ''}${resolvedText(s.resolved)}${s.exception ? `\nEnded with ${s.exception}` : ''}${s.format === 'harbor-job' ? '\nNamed by the job result; the trial folder is not in the workspace.' : ''}${s.derived?.length ? `\n${derivedText(s.derived)}` : ''}`;
     item.command = { command: OPEN_ROLLOUT_COMMAND, title: 'Open', arguments: [uri, s.index] };
     item.contextValue = 'rollout';
     return item;

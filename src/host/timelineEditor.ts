@@ -11,6 +11,7 @@ import type { LoadedFile } from '../core/load';
 import { loadRolloutFile } from './loadWorker';
 import type { Rollout, RolloutLink, Step } from '../core/model';
 import { findLinkTarget } from '../core/links';
+import { describeJob } from '../core/formats/harborJob';
 import { isWebviewMessage, type HostMessage, type LabelAction, type LoadErrorMessage, type ScoresMessage, type ViewConfig, type WebviewMessage } from '../shared/protocol';
 import { readConfig } from './config';
 import { readCastMessage } from './castFile';
@@ -176,7 +177,9 @@ export class TimelinePanel implements vscode.Disposable {
         indexed = await openIndexedTimeline(this.uri.fsPath, this.rolloutIndex);
         loaded = indexed?.loaded ?? (await loadRolloutFile(this.uri.fsPath, { supersede: this }));
         if (loaded.rollouts.length === 0) {
-          error = errorToMessage(this.uri.fsPath, new Error(`The file was read as ${loaded.format} but holds no rollouts.`));
+          error = loaded.job
+            ? { ...errorToMessage(this.uri.fsPath, new Error([...describeJob(loaded.job), '', 'Its trials are read from their own folders: open them from the Rollouts view.'].join('\n'))), title: 'Harbor job result (its trials are in their own folders)' }
+            : errorToMessage(this.uri.fsPath, new Error(`The file was read as ${loaded.format} but holds no rollouts.`));
           loaded = null;
         }
       } catch (e) {

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { RolloutLoadError, UnknownFormatError, formatIssue } from '../../../src/core/errors';
 import { loadFile } from '../../../src/core/load';
 import {
+  derivedText,
   describeCounts,
   describeRollout,
   errorToMessage,
@@ -46,6 +47,14 @@ describe('host/present', () => {
     assert.equal(describeCounts(24, 0, false), '24 steps · reward 0.0 · failed');
     assert.equal(describeCounts(1, 1, true), '1 step · reward 1.0 · resolved');
     assert.equal(describeCounts(5, null, null), '5 steps · —');
+  });
+
+  it('marks an outcome the loader derived (a Harbor trial: resolved from its 0 reward)', async () => {
+    const r = (await loadFile(sample('harbor-trial-result/thinharness_configure-git-webserver__YfkUhxf_result.json'))).rollouts[0];
+    assert.deepEqual(r.derived, ['outcome.resolved']);
+    assert.equal(describeCounts(r.steps.length, r.outcome.reward, r.outcome.resolved, r.derived), `${r.steps.length} steps · reward 0.0 · failed (derived)`);
+    assert.equal(derivedText(r.derived), 'Derived by the loader, not recorded in the file: outcome.resolved');
+    assert.equal(derivedText([]), '');
   });
 
   it('describes a real rollout from its file', async () => {
