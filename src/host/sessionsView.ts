@@ -140,6 +140,15 @@ export class SessionsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     }, ms);
   }
 
+  /**
+   * Paths of every session recorded in the open workspace folders, newest first (listing them
+   * first when that has not happened yet): Search Rollouts searches them beside the workspace's files.
+   */
+  async sessionFiles(): Promise<string[]> {
+    if (!this.listed) await this.relist();
+    return this.order.map((n) => n.entry.path);
+  }
+
   /** The folders sessions are listed for: the open workspace folders on disk. */
   private folders(): string[] {
     return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);

@@ -64,6 +64,8 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
     private readonly timelines: TimelineEditorProvider,
     private readonly output: vscode.LogOutputChannel,
     private readonly state?: vscode.Memento,
+    /** More files to search beside the Rollouts view's: the workspace's coding-agent sessions (Sessions view). */
+    private readonly moreFiles: () => Promise<string[]> = async () => [],
   ) {
     this.view = vscode.window.createTreeView(SEARCH_VIEW_ID, { treeDataProvider: this, showCollapseAll: true });
     this.rgPath = findRipgrep(vscode.env.appRoot);
@@ -85,7 +87,7 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
         title: 'Search Rollouts',
         value: this.state?.get<string>(LAST_QUERY_STATE) ?? '',
         placeHolder: 'text   /regex/   "quoted text"   in:command,output,message,reasoning   role:agent   outcome:failed   reward>=0.5   case:yes',
-        prompt: 'Searches every rollout file of the workspace (the Rollouts view\'s files)',
+        prompt: 'Searches every rollout file of the workspace (the Rollouts view\'s files) and the coding-agent sessions recorded in it (the Sessions view\'s)',
         validateInput: (t) => {
           if (!t.trim()) return null;
           try {
@@ -131,7 +133,7 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
     void vscode.commands.executeCommand('setContext', SEARCHING_KEY, true);
     await vscode.commands.executeCommand(`${SEARCH_VIEW_ID}.focus`).then(undefined, () => undefined);
     try {
-      const files = await this.rollouts.allFiles();
+      const files = [...new Set([...(await this.rollouts.allFiles()), ...(await this.moreFiles().catch(() => []))])];
       const summary = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Searching rollouts', cancellable: true },
         async (progress, token) => {
