@@ -31,8 +31,8 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(replay);
   // Compare, group view and workspace search (issue 8).
   const compare = new ComparePanels(context.extensionUri, output, timelines, (f) => labels.locate(f).journal, async (items) => (await timelines.scoring?.scoresFor(items)) ?? new Map());
-  const sessions = new SessionsView(output, context.globalStorageUri);
-  const search = new SearchView(rollouts, timelines, output, context.workspaceState, () => sessions.sessionFiles());
+  let sessions: SessionsView | null = null;
+  const search = new SearchView(rollouts, timelines, output, context.workspaceState, async () => (sessions ? sessions.sessionFiles() : []));
   context.subscriptions.push(compare, search, registerCompareCommands(compare, rollouts, search));
   context.subscriptions.push(registerScoring(context, output, timelines));
   // Step scores of scored files feed the Rollouts view's "lowest score" sort and low-score filter.
@@ -51,6 +51,7 @@ export function activate(context: vscode.ExtensionContext): void {
   }
   context.subscriptions.push(registerDumpSearch(timelines, output));
   // Claude Code and Codex CLI sessions recorded in the workspace's folders (issue 13).
+  sessions = new SessionsView(output, context.globalStorageUri);
   context.subscriptions.push(sessions);
 }
 

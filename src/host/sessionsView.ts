@@ -34,7 +34,6 @@ const PAGE = 100;
 /** Files larger than this are listed but not counted (open them to see their steps). */
 const COUNT_MAX_BYTES = 512 * 1024 * 1024;
 const RELIST_DEBOUNCE_MS = 1000;
-const REDRAW_MS = 250;
 const SAVE_DEBOUNCE_MS = 2000;
 /** While the view is visible the roots are listed again this often (watchers can miss events, roots can appear). */
 const POLL_MS = 60_000;
@@ -71,7 +70,6 @@ export class SessionsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   private listing: Promise<void> | null = null;
   private relistQueued = false;
   private relistTimer: ReturnType<typeof setTimeout> | undefined;
-  private redrawTimer: ReturnType<typeof setTimeout> | undefined;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   private pollTimer: ReturnType<typeof setInterval> | undefined;
   private pumping = false;
@@ -209,23 +207,31 @@ export class SessionsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
    */
   private merge(entries: SessionEntry[], partial = false): void {
     const next = new Map<string, SessionNode>();
+    const changedRows: SessionNode[] = [];
     for (const e of entries) {
       const old = this.nodes.get(e.path);
       if (old) {
         const changed = old.entry.size !== e.size || old.entry.mtimeMs !== e.mtimeMs || old.entry.ino !== e.ino;
+        const before = old.state;
         old.entry = { ...e, counts: e.counts ?? old.entry.counts };
         if (e.counts) old.state = 'counted';
         else if (changed) old.state = 'pending';
+        if (changed || old.state !== before) changedRows.push(old);
         next.set(e.path, old);
       } else {
         next.set(e.path, new SessionNode(e));
       }
     }
     if (partial) for (const [k, v] of this.nodes) if (!next.has(k)) next.set(k, v);
+    const order = [...next.values()].sort((a, b) => compareSessions(a.entry, b.entry));
+    const sameRows = order.length === this.order.length && order.every((n, i) => n === this.order[i]);
     this.nodes = next;
-    this.order = [...next.values()].sort((a, b) => compareSessions(a.entry, b.entry));
+    this.order = order;
     this.view.description = this.order.length ? `${this.order.length}` : undefined;
-    this.emitter.fire(undefined);
+    // Redraw only what changed: a click on a row races every redraw of that row (VS Code drops the
+    // old row's command), and a periodic relist usually changes nothing.
+    if (!sameRows) this.emitter.fire(undefined);
+    else for (const n of changedRows) this.emitter.fire(n);
     void this.pump();
   }
 
@@ -254,20 +260,12 @@ export class SessionsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
             this.output.debug(`Sessions: counting ${e.path}: ${String(err)}`);
           }
         }
-        this.redraw();
+        this.emitter.fire(node);
         this.scheduleSave();
       }
     } finally {
       this.pumping = false;
     }
-  }
-
-  private redraw(): void {
-    if (this.redrawTimer) return;
-    this.redrawTimer = setTimeout(() => {
-      this.redrawTimer = undefined;
-      this.emitter.fire(undefined);
-    }, REDRAW_MS);
   }
 
   private scheduleSave(): void {
@@ -322,7 +320,6 @@ export class SessionsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   dispose(): void {
     this.abort.aborted = true;
     clearTimeout(this.relistTimer);
-    clearTimeout(this.redrawTimer);
     clearInterval(this.pollTimer);
     if (this.saveTimer) {
       clearTimeout(this.saveTimer);

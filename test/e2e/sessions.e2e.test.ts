@@ -14,11 +14,15 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { claudeProjectDirName } from '../../src/core/sessions/roots';
 import { censusFile } from '../unit/samples';
 import { makeFakeHome } from '../unit/sessions/fakeHome';
-import { ARTIFACTS, type CodeServer, closeSession, extensionWebview, makeTempDir, openSession, saveFailureArtifacts, sessionsPane, waitUntil, widenSidebar } from './harness';
+import { ARTIFACTS, type CodeServer, closeSession, makeTempDir, openSession, saveFailureArtifacts, sessionsPane, viewPane, waitUntil, widenSidebar } from './harness';
+import { loadFile } from '../../src/core/load';
+import type { Rollout } from '../../src/core/model';
+
+const SID = '258c7280-ae70-4798-800f-63464d01a85d';
 
 /** The titles the six sessions recorded (first requests; the Codex Desktop ones were redacted by their publisher), newest first. */
 const TITLES = [
@@ -39,6 +43,7 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
   let page: Page;
   const consoleLog: string[] = [];
   const sessions = sessionsPane(() => page);
+  let parentSession: Rollout | null = null;
 
   const parts = async (r: Locator) => ({
     name: (await r.locator('.label-name').first().innerText()).trim(),
@@ -123,20 +128,93 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
     await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-new.png') });
   });
 
-  it('opens a clicked session in the timeline editor', async () => {
+  /** Runs a palette command (focus out of any webview first). */
+  async function runCommand(title: string): Promise<void> {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(`>${title}`);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+  }
+
+  /** The timeline webview showing `steps` steps (several timelines may be open side by side). */
+  async function timelineOf(steps: number): Promise<Frame> {
+    return waitUntil(async () => {
+      for (const f of page.frames()) {
+        const t = await f.locator('ti-app #step-count').innerText({ timeout: 200 }).catch(() => null);
+        if (t?.trim() === `${steps} steps`) return f;
+      }
+      return null;
+    }, 60_000, async () => `no timeline shows ${steps} steps; step counts shown: ${JSON.stringify(await Promise.all(page.frames().map((f) => f.locator('ti-app #step-count').innerText({ timeout: 200 }).catch(() => null))))}`) as Promise<Frame>;
+  }
+
+  it('opens a clicked session in the timeline editor: its steps, as the loader reads them', async () => {
+    const file = path.join(home, '.claude', 'projects', claudeProjectDirName(workspace), `${SID}.jsonl`);
+    const loaded = await loadFile(file);
+    parentSession = loaded.rollouts[0];
     const row = sessions.row('Implement spotter-gqc');
     await row.click();
-    const tab = page.locator('.tabs-container .tab', { hasText: '258c7280-ae70-4798-800f-63464d01a85d.jsonl' }).first();
+    const tab = page.locator('.tabs-container .tab', { hasText: `${SID}.jsonl` }).first();
     await tab.waitFor({ state: 'visible', timeout: 30_000 }).catch(async () => {
       throw new Error(`no editor tab for the session; tabs: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`);
     });
-    // The timeline (a custom editor: a webview), not the text editor: it shows the session's steps,
-    // or, while no loader reads Claude Code transcripts, the load error naming the file.
-    const shown = extensionWebview(page).locator('.load-error, .step-card').first();
-    await shown.waitFor({ state: 'visible', timeout: 60_000 });
-    const text = (await shown.innerText()).replace(/\s+/g, ' ');
-    console.log(`      the timeline shows: ${text.slice(0, 160)}`);
-    assert.ok(/step/i.test(text) || text.includes('258c7280-ae70-4798-800f-63464d01a85d.jsonl'), text);
+    // The timeline (a custom editor: a webview), not the text editor: the session's steps and header.
+    const tl = await timelineOf(parentSession.steps.length);
+    assert.match(await tl.locator('header .format').innerText(), /Claude Code session/);
+    assert.equal(await tl.locator('header .workdir .value').innerText(), workspace);
+    const firstCommand = parentSession.steps.flatMap((s) => s.actions).find((a) => a.kind === 'shell')!.command!;
+    await waitUntil(async () => (await tl.locator('.action-command.shell').allInnerTexts()).some((t) => t.includes(firstCommand.split('\n')[0])), 30_000,
+      async () => `no shell card shows ${JSON.stringify(firstCommand)}`);
     await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-open.png') });
+  });
+
+  it('opens the subagent from the step that started it; the subagent links back to its parent', async () => {
+    assert.ok(parentSession, 'the session was opened');
+    const parent = parentSession!.steps.find((s) => s.links?.some((l) => l.relation === 'subagent'))!;
+    const link = parent.links!.find((l) => l.relation === 'subagent')!;
+    assert.equal(link.missing ?? null, null, 'the fake home has the subagent transcript in the session\'s subagents/ folder');
+    await page.locator('.tabs-container .tab', { hasText: `${SID}.jsonl` }).first().click();
+    await runCommand('Trajectory Inspector: Go to Step…');
+    const input = page.locator('.quick-input-widget input');
+    await input.fill(String(parent.index + 1));
+    await page.keyboard.press('Enter');
+    const card = (await timelineOf(parentSession!.steps.length)).locator(`.step-card[data-index="${parent.index}"]`);
+    await card.waitFor({ state: 'visible', timeout: 30_000 });
+    const button = card.locator('.links button.link[data-relation="subagent"]');
+    assert.equal(await button.innerText(), `↳ subagent: ${link.label}`);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-subagent-link.png') });
+    await button.click();
+    const subTab = page.locator('.tabs-container .tab', { hasText: path.basename(link.path!) }).first();
+    await subTab.waitFor({ state: 'visible', timeout: 30_000 });
+    const sub = (await loadFile(link.path!)).rollouts[0];
+    const subTl = await timelineOf(sub.steps.length);
+    const back = subTl.locator('header .rollout-links button.link[data-relation="parent"]');
+    await back.waitFor({ state: 'visible', timeout: 10_000 });
+    assert.match(await back.innerText(), /^↑ parent: /);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-subagent.png') });
+  });
+
+  it('Search Rollouts finds a command of a session recorded in the workspace and opens its step', async () => {
+    assert.ok(parentSession, 'the session was opened');
+    // A shell command of this session in plain words (the query syntax reads quotes and operators).
+    const plain = (c: string | null) => c !== null && /^[A-Za-z0-9 ._\/-]{12,60}$/.test(c);
+    const step = parentSession!.steps.find((s) => s.actions.some((a) => a.kind === 'shell' && plain(a.command)))!;
+    const command = step.actions.find((a) => a.kind === 'shell' && plain(a.command))!.command!;
+    await runCommand('Trajectory Inspector: Search Rollouts…');
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search Rollouts' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-widget input').fill(`${command} in:command`);
+    await page.keyboard.press('Enter');
+    const search = viewPane(() => page, /^Search Rollouts/i);
+    await search.open({ alone: true });
+    const hit = search.pane().locator('.monaco-list-row', { hasText: new RegExp(`^#${step.index + 1} command:`) }).first();
+    await hit.waitFor({ state: 'visible', timeout: 60_000 }).catch(async () => {
+      throw new Error(`no hit at step #${step.index + 1}: ${JSON.stringify(await search.pane().locator('.monaco-list-row').allInnerTexts())}`);
+    });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-search.png') });
+    await hit.click();
+    const tl = await timelineOf(parentSession!.steps.length);
+    await waitUntil(async () => (await tl.locator('.step-card.selected').getAttribute('data-index').catch(() => null)) === String(step.index), 30_000,
+      async () => `the timeline did not select step index ${step.index}`);
   });
 });
