@@ -11,6 +11,7 @@ import { RolloutLoadError, UnknownFormatError, type LocatedIssue } from './error
 import { JsonDoc, JsonlLine, LineIndex, splitJsonValues, splitJsonl } from './json';
 import { isJobFolder, isTrialFolder, JOB_COMPANIONS, TRIAL_COMPANIONS, TRIAL_OUTPUT_DIRS, trialAttempts } from './formats/harborLayout';
 import { pickLoader } from './formats/registry';
+import { convertedLink } from './formats/harborLayout';
 import type { FileAccess, LoadInput } from './formats/types';
 import type { FormatId, HarborJob, Rollout } from './model';
 import { nodeFiles } from './nodeFiles';
@@ -224,6 +225,11 @@ export async function loadFile(file: string, files: FileAccess = nodeFiles): Pro
   const rollouts = await loader.load(input);
   const loaded: LoadedFile = { path: file, format: loader.id, schemaVersion: rollouts[0]?.schemaVersion ?? null, rollouts };
   if (input.issues?.length) loaded.issues = loader.stream ? markCutLastLine(input, input.issues) : input.issues;
+  // A coding agent's raw session inside a Harbor trial links to the trial's converted ATIF trajectory.
+  if (loader.stream) {
+    const link = await convertedLink(file, files);
+    if (link) for (const r of rollouts) if (!r.links?.some((l) => l.relation === 'converted')) (r.links ??= []).push(link);
+  }
   if (input.job) loaded.job = input.job;
   return loaded;
 }
@@ -232,6 +238,8 @@ export async function loadFile(file: string, files: FileAccess = nodeFiles): Pro
 const ROLLOUT_NAME = /(\.traj|\.traj\.json|(^|[._-])trajectory\.json|output\.jsonl|\.events\.json|\.eval)$/i;
 /** Files that are joined into another rollout rather than read on their own. */
 const JOINED_NAME = /^trajectory\.cont-\d+\.json$/i;
+/** Files of a Cline / Roo Code task folder that the loader joins into `api_conversation_history.json`. */
+const CLINE_COMPANIONS = new Set(['ui_messages.json', 'task_metadata.json']);
 /** Harbor summarization subagent trajectories; skipped in a folder scan when their main trajectory.json is there. */
 const SUBAGENT_NAME = /^trajectory\.summarization-\d+-[a-z]+\.json$/i;
 const SKIP_DIRS = new Set(['node_modules', '.git', '.venv', '__pycache__']);
@@ -298,6 +306,8 @@ export async function findRolloutFiles(dir: string, files: FileAccess = nodeFile
     const harborJob = !harborTrial && isJobFolder(names);
     // The agent's own folder of a Harbor trial: its rollout files only (raw sessions are linked from them).
     const harborAgent = path.basename(d) === 'agent' && isTrialFolder(parentNames);
+    // `<session id>/subagents/` beside `<session id>.jsonl`: a Claude Code session's subagent transcripts.
+    const claudeSubagents = path.basename(d) === 'subagents' && (await files.list(path.dirname(path.dirname(d)))).includes(`${path.basename(path.dirname(d))}.jsonl`);
     for (const name of names) {
       const p = path.join(d, name);
       if (await files.isDirectory(p)) {
@@ -315,6 +325,10 @@ export async function findRolloutFiles(dir: string, files: FileAccess = nodeFile
         continue; // an agent's output log (`claude-code.txt`), linked as its raw session
       } else if (JOINED_NAME.test(name) || (SUBAGENT_NAME.test(name) && names.includes('trajectory.json'))) {
         continue; // reached from the main trajectory.json (continuation / summarization subagent)
+      } else if (CLINE_COMPANIONS.has(name) && names.includes('api_conversation_history.json')) {
+        continue; // joined into the Cline / Roo Code task history beside it
+      } else if (claudeSubagents && /^agent-[^/]+\.(jsonl|meta\.json)$/.test(name)) {
+        continue; // a Claude Code subagent transcript (and its meta file): reached from its parent session's step
       } else if (ROLLOUT_NAME.test(name) || (V1_FIRST_EVENT.test(name) && path.basename(d) === 'events')) {
         out.push({ path: p, named: true });
       } else if (name === 'result.json' && hasTrajectory) {

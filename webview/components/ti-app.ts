@@ -1456,7 +1456,7 @@ export class TiApp extends LitElement {
         ${t.hasTokens ? html`<span title="prompt → completion tokens, all steps">${formatCount(t.prompt)} → ${formatCount(t.completion)} tok</span>` : nothing}
         ${t.hasCost ? html`<span>${formatCost(t.cost)}</span>` : nothing}
         ${r.environment.image ? html`<span title="environment image">image <span class="value">${r.environment.image}</span></span>` : nothing}
-        ${r.environment.workdir ? html`<span class="workdir" title="working directory">cwd <span class="value">${r.environment.workdir}</span></span>` : nothing}
+        ${r.environment.workdir ? html`<span class="workdir" title="working directory">cwd <span class="value">${r.environment.workdir}</span>${derivedMark(r, 'environment.workdir')}</span>` : nothing}
         ${this.renderRefSummary(r)}
         ${m.sliced
           ? html`<span class="sliced" title=${`The rollout is ${formatSize(m.sliced.fullChars)} of text: each step's full content is fetched when its card comes into view (${formatSize(m.sliced.headChars)} sent up front).`}>large rollout · steps load as you scroll</span>`

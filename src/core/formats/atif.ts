@@ -496,6 +496,20 @@ async function loadTrajectory(doc: JsonDoc, files: FileAccess, trial?: LoadedTri
     ref.resolvedPath = abs;
     ref.exists = (await files.list(path.dirname(abs))).includes(path.basename(abs));
   }
+  // …and each is a link from the step whose observation names it (Step.links, relation subagent).
+  const embedded = new Set((traj.subagent_trajectories ?? []).flatMap((t) => (isObject(t) && typeof t.trajectory_id === 'string' ? [t.trajectory_id] : [])));
+  for (const ref of refs) {
+    const step = steps[ref.stepIndex];
+    const label = ref.trajectoryId ?? ref.sessionId ?? (ref.trajectoryPath ? path.basename(ref.trajectoryPath) : 'subagent');
+    const missing = ref.resolvedPath
+      ? ref.exists
+        ? null
+        : `no ${path.basename(ref.resolvedPath)} beside the trajectory`
+      : ref.trajectoryId && embedded.has(ref.trajectoryId)
+        ? 'embedded in this file (subagent_trajectories), not opened as a rollout of its own'
+        : 'the reference names no trajectory_path';
+    (step.links ??= []).push({ relation: 'subagent', label, path: ref.resolvedPath, rolloutId: null, callId: ref.callId, missing });
+  }
 
   const stepModel = traj.steps.find((s) => s.source === 'agent' && s.model_name)?.model_name ?? null;
   const agent: Rollout['agent'] = {

@@ -190,6 +190,23 @@ export async function rawSessionLinks(agentDir: string, files: FileAccess): Prom
 }
 
 /**
+ * The converted trajectory of a raw agent session inside a Harbor trial: for a file under a trial's
+ * `agent/` folder (at most SESSION_DEPTH + 2 levels down) whose `agent/trajectory.json` exists, a
+ * `converted` link to it (the trial's ATIF, with its reward); else null.
+ */
+export async function convertedLink(sessionFile: string, files: FileAccess): Promise<RolloutLink | null> {
+  let dir = path.dirname(path.resolve(sessionFile));
+  for (let up = 0; up <= SESSION_DEPTH + 2 && dir !== path.dirname(dir); up++, dir = path.dirname(dir)) {
+    if (path.basename(dir) !== 'agent') continue;
+    const trial = path.dirname(dir);
+    if (!isTrialFolder(await files.list(trial))) return null;
+    if (!(await files.list(dir)).includes('trajectory.json')) return null;
+    return { relation: 'converted', label: `Harbor ATIF trajectory of ${path.basename(trial)}`, path: path.join(dir, 'trajectory.json'), rolloutId: null };
+  }
+  return null;
+}
+
+/**
  * Of the files a workspace search found (absolute paths), the ones the Rollouts view should read,
  * with the folder scan's Harbor rules (findRolloutFiles): a trial's `result.json` is dropped when its
  * `agent/trajectory.json` was found too (the ATIF loader joins it), and of a retried trial's

@@ -1,6 +1,6 @@
 /**
  * Tool calls and exit codes written as plain text, read by every loader whose agents write them so
- * (one module, so the OpenAI chat rows, ATIF steps and the SWE trajectory rows read them alike).
+ * (one module, so the OpenAI chat rows and the ATIF steps read them alike).
  *
  * Tool calls in an assistant text (used when a message has no structured tool calls):
  * - Hermes / Qwen2.5 JSON calls: `<tool_call>{"name": …, "arguments": …}</tool_call>`
@@ -22,8 +22,9 @@
  *   Each call → toolCalls.ts `toolCallAction` (shell / file_edit / finish / tool by name and
  *   arguments), call id null (the text has none).
  *
- * Exit codes written into output text (every such code is marked `exitCodeFrom: 'text'` by the
- * loaders):
+ * Exit codes written into output text (the loaders that use these readers mark every such code
+ * `exitCodeFrom: 'text'`; mini-swe-agent's own loader reads `<returncode>` as recorded, since there
+ * it is the harness's observation template, not text the command printed):
  * - OpenHands `openhands/events/observation/commands.py`: `CmdOutputObservation.to_agent_observation`
  *   appends `[Command finished with exit code N]` (when the code is not -1, "unknown"), and
  *   `CmdOutputMetadata.suffix` writes `[The command completed with exit code N.]`;

@@ -5,7 +5,7 @@ import { RolloutLoadError, UnknownFormatError } from '../../../src/core/errors';
 import { decodeUtf8, loadFile, loadPath, makeInput } from '../../../src/core/load';
 import { nodeFiles } from '../../../src/core/nodeFiles';
 import { LOADERS } from '../../../src/core/formats/registry';
-import { sample, tmpDir } from '../samples';
+import { censusFile, sample, tmpDir } from '../samples';
 
 
 describe('core/load', () => {
@@ -77,5 +77,32 @@ describe('core/load', () => {
     const res = await loadPath(tmpDir());
     assert.equal(res.files.length, 0);
     assert.match(res.failures[0].error.message, /none in this folder/);
+  });
+});
+
+describe('core/load: folders of coding-agent sessions', () => {
+  it('a Claude Code session folder lists the session only: its subagent transcript and meta file are reached from it, not skipped', async () => {
+    const sid = '258c7280-ae70-4798-800f-63464d01a85d';
+    const dir = tmpDir('ti-load-claude-');
+    fs.copyFileSync(censusFile(`claude-code/${sid}.jsonl`), path.join(dir, `${sid}.jsonl`));
+    const subs = path.join(dir, sid, 'subagents');
+    fs.mkdirSync(subs, { recursive: true });
+    fs.copyFileSync(censusFile('claude-code/258c7280_subagents_agent-a881341.jsonl'), path.join(subs, 'agent-a881341.jsonl'));
+    fs.writeFileSync(path.join(subs, 'agent-a881341.meta.json'), JSON.stringify({ toolUseId: 'toolu_x' }));
+    const res = await loadPath(dir);
+    assert.deepEqual(res.files.map((f) => path.relative(dir, f.path)), [`${sid}.jsonl`]);
+    assert.deepEqual(res.skipped, []);
+    assert.deepEqual(res.failures, []);
+    const link = res.files[0].rollouts[0].steps.flatMap((s) => s.links ?? [])[0];
+    assert.equal(link.path, path.join(subs, 'agent-a881341.jsonl'));
+  });
+
+  it('a Cline task folder: ui_messages.json is joined into the history, not counted as skipped', async () => {
+    const dir = tmpDir('ti-load-cline-');
+    fs.copyFileSync(censusFile('cline-roo/api_conversation_history.json'), path.join(dir, 'api_conversation_history.json'));
+    fs.writeFileSync(path.join(dir, 'ui_messages.json'), '[]');
+    const res = await loadPath(dir);
+    assert.deepEqual(res.files.map((f) => [path.basename(f.path), f.format]), [['api_conversation_history.json', 'cline']]);
+    assert.deepEqual(res.skipped, []);
   });
 });

@@ -272,6 +272,16 @@ describe('formats/atif: variants generated from the samples', () => {
       ],
     );
     assert.equal(refs[0].resolvedPath, path.join(dir, 'trajectory.summarization-1-summary.json'));
+    // The step links to both: the one beside it opens (the summarization sample, read as its own rollout), the other says why not.
+    assert.deepEqual(
+      r.steps[5].links?.map((l) => [l.relation, l.label, l.path, l.missing]),
+      [
+        ['subagent', 's-summary', path.join(dir, 'trajectory.summarization-1-summary.json'), null],
+        ['subagent', 's-answers', path.join(dir, 'trajectory.summarization-1-answers.json'), 'no trajectory.summarization-1-answers.json beside the trajectory'],
+      ],
+    );
+    const child = await one(r.steps[5].links![0].path!);
+    assert.equal(child.id, 'test-session-context-summarization-summarization-1-summary');
   });
 });
 

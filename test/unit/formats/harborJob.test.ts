@@ -146,6 +146,12 @@ describe('Harbor job result.json (harbor-job)', () => {
         ['raw-session', 'agent output claude-code.txt', path.join(trial, 'agent', 'claude-code.txt')],
       ],
     );
+    // …and the raw session, opened on its own, links back to the trial's converted trajectory.
+    const raw = (await loadFile(session)).rollouts[0];
+    assert.equal(raw.format, 'claude-code');
+    assert.deepEqual(raw.links?.filter((l) => l.relation === 'converted').map((l) => [l.label, l.path]), [
+      [`Harbor ATIF trajectory of ${JOB_TRIAL}`, path.join(trial, 'agent', 'trajectory.json')],
+    ]);
   });
 
   it('older job results: n_trials / n_errors and a top-level status read into the same counts (shape of Harbor\'s legacy migration, from the census file)', async () => {
