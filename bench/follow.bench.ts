@@ -235,6 +235,9 @@ async function main(): Promise<void> {
     await p2.dispose();
   }
 
+  // The same in code-server, when the e2e tier ran (test/e2e/follow.e2e.test.ts writes it).
+  const e2eFile = path.join(REPO_ROOT, '.test-artifacts', 'e2e', 'follow-latency.json');
+  const e2e = fs.existsSync(e2eFile) ? { ms: (JSON.parse(fs.readFileSync(e2eFile, 'utf8')) as { latenciesMs: number[] }).latenciesMs, date: fs.statSync(e2eFile).mtime.toISOString().slice(0, 10) } : null;
   const med = (xs: number[]) => fmt(median(xs), 0);
   const list = (xs: number[]) => xs.map((x) => fmt(x, 0)).join(', ');
   const p = (k: keyof OpenRun) => prog.map((r) => r[k] as number);
@@ -271,6 +274,9 @@ ${med(workerBlock.map((c) => c.totalMs))} ms in all. (monitorEventLoopDelay, 10 
 the host's update ready (watchFile's fs.watch event → FollowLoop read from the last offset → StepSlices.update) after
 **${fmt(median(hostA), 1)} ms** median (max ${fmt(Math.max(...hostA), 1)} ms); the step shown in the page after **${fmt(median(shown), 1)} ms** median
 (max ${fmt(Math.max(...shown), 1)} ms). The read costs the appended bytes only, whatever the file's size.
+${e2e ? `End to end in code-server (\`npm run test:e2e -- --grep "live follow"\`, ${e2e.date}: the packaged extension, a small session open in
+the timeline with Follow on, one line appended at a time by the test, until the step count shows it in the webview, polled by Playwright):
+${e2e.ms.join(', ')} ms (median ${med(e2e.ms)} ms).` : 'End to end in code-server: run the e2e tier (`npm run test:e2e -- --grep "live follow"`), then this benchmark, to get the figure here.'}
 
 **(c) Formats without an incremental reader** are read again whole after the file changes: a 10,000-step ATIF trajectory
 (${fmt(atif.size / MiB, 1)} MiB) takes ${med(reload)} ms (${list(reload)}) in the load worker, so while it keeps changing it is read at most every
