@@ -274,13 +274,22 @@ export class JsonlFollower {
       let first: Uint8Array = new Uint8Array(0);
       let lines: JsonlLine[] = [];
       let detectText = '';
-      // Read until the part holds a complete line (or the whole file is read).
+      // Read until the part holds a complete line (or the whole file is read). Only a `.jsonl` file
+      // may have a first line longer than the first part; for another name, a first part without a
+      // line break, or whose first line is not a JSON value alone, is no JSONL (a JSON document, a
+      // binary archive): it is read whole, as before, without reading more here.
+      const named = /\.jsonl$/i.test(file);
       for (;;) {
         const more = await readAt(fh, first.length, want - first.length);
         first = concatBytes([first, more], first.length + more.length);
         if (first.lastIndexOf(10) >= 0 || first.length >= st.size || more.length === 0) break;
-        if (want >= MAX_FIRST_BYTES) return null;
+        if (want >= MAX_FIRST_BYTES || !named) return null;
         want = Math.min(st.size, want * 2, MAX_FIRST_BYTES);
+      }
+      if (!named) {
+        const nl = first.indexOf(10);
+        const firstLine = new TextDecoder('utf-8').decode(first.subarray(0, nl < 0 ? first.length : nl));
+        if (!parsesWhole(firstLine)) return null;
       }
       try {
         lines = reader.push(first);

@@ -240,6 +240,13 @@ describe('core/follow JsonlFollower over the OpenHands V1 events stream', () => 
     write(empty, '');
     assert.equal(await JsonlFollower.open(empty), null);
     assert.equal(await JsonlFollower.open(path.join(dir, 'missing.jsonl')), null);
+    // Another name: followed when its first line is a JSON value alone (not a pretty-printed document).
+    const txt = path.join(dir, 'events.log');
+    write(txt, jsonl(session(1)));
+    assert.equal((await JsonlFollower.open(txt))?.loader.id, 'openhands-v1');
+    const pretty = path.join(dir, 'events-pretty.json');
+    write(pretty, JSON.stringify(session(1), null, 2));
+    assert.equal(await JsonlFollower.open(pretty), null);
   });
 });
 
