@@ -14,9 +14,10 @@ import type { Browser, Page } from 'playwright-core';
 
 declare const window: { scrollTo(x: number, y: number): void };
 import { session, toJsonl } from '../unit/v1Session';
-import { ARTIFACTS, type CodeServer, closeSession, extensionHostLogs, extensionWebview, makeTempDir, openSession, quickOpen, saveFailureArtifacts, waitUntil } from './harness';
+import { ARTIFACTS, type CodeServer, closeSession, extensionHostLogs, extensionWebview, makeTempDir, openSession, quickOpen, rolloutsPane, saveFailureArtifacts, waitUntil } from './harness';
 
-const REL = 'sessions/events.jsonl';
+// Named as the Rollouts view's default globs list it (`**/*rollouts*.jsonl`).
+const REL = 'sessions/agent-rollouts.jsonl';
 
 describe('e2e: live follow of a session being written', function () {
   this.timeout(300_000);
@@ -56,7 +57,7 @@ describe('e2e: live follow of a session being written', function () {
 
   it('opens the JSONL session with "Open with Timeline" and follows it', async () => {
     await quickOpen(page, REL);
-    await page.locator('.editor-group-container .tab.active', { hasText: 'events.jsonl' }).waitFor({ state: 'visible', timeout: 30_000 });
+    await page.locator('.editor-group-container .tab.active', { hasText: 'agent-rollouts.jsonl' }).waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget .quick-input-box input');
     await input.waitFor({ state: 'visible', timeout: 10_000 });
@@ -68,8 +69,8 @@ describe('e2e: live follow of a session being written', function () {
     await count.waitFor({ state: 'visible', timeout: 90_000 });
     assert.match(await count.innerText(), new RegExp(`^${stepsOf(written).length} steps`));
     assert.equal((await web.locator('.live-state').innerText()).trim(), 'live');
-    await waitUntil(async () => /timeline: following events\.jsonl \(openhands-v1/.test(extensionHostLogs(server!.userDataDir)), 30_000,
-      () => `no "timeline: following events.jsonl" in the extension's log:\n${extensionHostLogs(server!.userDataDir).slice(-3000)}`);
+    await waitUntil(async () => /timeline: following agent-rollouts\.jsonl \(openhands-v1/.test(extensionHostLogs(server!.userDataDir)), 30_000,
+      () => `no "timeline: following agent-rollouts.jsonl" in the extension's log:\n${extensionHostLogs(server!.userDataDir).slice(-3000)}`);
   });
 
   it('lines appended while Follow is on appear, the newest step in view, the selection kept', async () => {
@@ -119,6 +120,22 @@ describe('e2e: live follow of a session being written', function () {
     await waitUntil(async () => new RegExp(`^${before + 1} steps`).test(await count.innerText()), 30_000,
       async () => `#step-count "${await count.innerText()}", expected ${before + 1} steps`);
     assert.equal((await web.locator(`.step-card[data-index="${before}"] .action-command`).innerText()).trim(), all[written - 1].action.command);
+  });
+
+  it("the Rollouts view shows the followed file's step count as it grows", async () => {
+    const { sidebar, row, rowsText } = rolloutsPane(() => page);
+    const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
+    await header.waitFor({ state: 'visible', timeout: 60_000 });
+    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    const description = async () => (await row('agent-rollouts.jsonl').locator('.label-description').first().innerText().catch(() => '')).trim();
+    const expect = async (n: number) =>
+      waitUntil(async () => (await description()).startsWith(`${n} steps`), 30_000, async () => `the Rollouts view does not say ${n} steps: ${await rowsText()}`);
+    await expect(stepsOf(written).length);
+    assert.equal(all[written].kind, 'ObservationEvent');
+    fs.appendFileSync(file, toJsonl(all.slice(written, written + 2)));
+    written += 2;
+    assert.equal(all[written - 1].kind, 'ActionEvent');
+    await expect(stepsOf(written).length);
   });
 
   it('records how long an appended step takes to show (bench/results/follow.md cites it; no time is asserted)', async () => {
