@@ -15,10 +15,10 @@ import { FollowLoop, JsonlFollower, JsonlLineReader, type FollowResult } from '.
 import type { LocatedIssue } from '../../../src/core/errors';
 import { JsonDoc, LineIndex, splitJsonl, type JsonlLine } from '../../../src/core/json';
 import type { FormatLoader, RecordStream, StreamedRollout, StreamStart } from '../../../src/core/formats/types';
-import { loadFile, makeInput } from '../../../src/core/load';
+import { decodeUtf8, loadFile, makeInput } from '../../../src/core/load';
 import { makeStep, unknownOutcome, type Rollout, type Step } from '../../../src/core/model';
 import { nodeFiles } from '../../../src/core/nodeFiles';
-import { tmpDir } from '../samples';
+import { censusFile, tmpDir } from '../samples';
 import { session, v1Events } from '../v1Session';
 
 const jsonl = (evs: any[], eol = '\n'): string => evs.map((e) => JSON.stringify(e)).join(eol) + eol;
@@ -380,5 +380,85 @@ describe('core/follow FollowLoop', () => {
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(reads, 4);
     assert.equal(results.length, 4);
+  });
+});
+
+describe('core/follow on real session files (../shared/format-census)', () => {
+  /** Real sessions with multi-byte text (Claude Code, Codex CLI, Copilot CLI, Gemini CLI JSONL). */
+  const REAL = [
+    'claude-code/258c7280-ae70-4798-800f-63464d01a85d.jsonl',
+    'claude-code/vibecodingtracker_claude_code.jsonl',
+    'codex-cli/vibecodingtracker_codex.jsonl',
+    'copilot-cli/copilot.jsonl',
+    'gemini-cli/session-jsonl_gemini.jsonl',
+  ];
+
+  it('reads the lines of each file, in parts of odd sizes, as splitJsonl reads the whole decoded text', () => {
+    for (const rel of REAL) {
+      const file = censusFile(rel);
+      const bytes = fs.readFileSync(file);
+      const text = decodeUtf8(file, bytes);
+      const expected = splitJsonl(text);
+      const firstWide = expected.findIndex((l) => /[^\x00-\x7f]/.test(l.text));
+      assert.ok(firstWide >= 0, `${rel} has a line with multi-byte text`);
+      for (const size of [1021, 4093, 65_537]) {
+        const r = new JsonlLineReader(file);
+        const got: JsonlLine[] = [];
+        for (let at = 0; at < bytes.length; at += size) got.push(...r.push(bytes.subarray(at, at + size)));
+        assert.equal(got.length, expected.length, `${rel}, parts of ${size}`);
+        assert.deepEqual(got[firstWide], expected[firstWide]);
+        assert.deepEqual(got.at(-1), expected.at(-1));
+        assert.ok(got.every((l, i) => l.offset === expected[i].offset && l.line === expected[i].line && l.text === expected[i].text));
+        const idx = new LineIndex(text);
+        const at = expected.at(-1)!.offset + 3;
+        assert.deepEqual(r.index.position(at), idx.position(at));
+      }
+    }
+  });
+
+  it("follows the real Claude Code session appended in parts: each record's range is its line in the file", async () => {
+    // A test-only stream of one step per record (the Claude Code loader's own stream comes with it).
+    const perRecord: FormatLoader = {
+      ...toyLoader,
+      detect: (input) => (typeof (input.firstLineValue as { type?: unknown })?.type === 'string' ? { accept: true, confidence: 1 } : { accept: false, reason: 'no type' }),
+      stream: (start) => {
+        const steps: Step[] = [];
+        const issues: LocatedIssue[] = [];
+        let changed = 0;
+        return {
+          issues,
+          push(lines) {
+            for (const l of lines) {
+              const doc = start.parseLine(l);
+              steps.push(makeStep(steps.length, 'agent', { message: String((doc.value as { type: string }).type), sourceId: String((doc.value as { uuid?: string }).uuid ?? ''), range: doc.valueRange() }));
+            }
+          },
+          snapshot() {
+            const from = changed;
+            changed = steps.length;
+            return [{ rollout: { id: start.path, format: 'claude-code', schemaVersion: null, source: { path: start.path, range: null, line: null }, task: { id: null, instruction: null }, agent: { name: null, version: null, model: null }, environment: { image: null, workdir: null }, outcome: unknownOutcome(), groupId: null, steps: steps.slice(), metadata: {} }, changedFrom: from }];
+          },
+        };
+      },
+    };
+    const src = censusFile('claude-code/258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+    const bytes = fs.readFileSync(src);
+    const text = decodeUtf8(src, bytes);
+    const file = path.join(tmpDir(), 'session.jsonl');
+    write(file, bytes.subarray(0, 100_003));
+    const f = (await JsonlFollower.open(file, { loaders: [perRecord], firstBytes: 50_000 }))!;
+    for (let at = 100_003; at < bytes.length; at += 77_777) {
+      append(file, bytes.subarray(at, at + 77_777));
+      await drain(f);
+    }
+    const steps = f.loaded.rollouts[0].steps;
+    const lines = splitJsonl(text);
+    assert.equal(steps.length, lines.length);
+    for (let i = 0; i < lines.length; i++) {
+      const v = JSON.parse(lines[i].text);
+      assert.deepEqual(JSON.parse(text.slice(steps[i].range!.start, steps[i].range!.end)), v);
+      assert.equal(steps[i].message, v.type);
+    }
+    assert.deepEqual([...new Set(steps.map((s) => s.message))].sort(), [...new Set(lines.map((l) => JSON.parse(l.text).type as string))].sort());
   });
 });
