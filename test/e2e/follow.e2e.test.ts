@@ -155,4 +155,18 @@ describe('e2e: live follow of a session being written', function () {
     fs.writeFileSync(path.join(ARTIFACTS, 'follow-latency.json'), JSON.stringify({ latenciesMs: latencies }, null, 1));
     console.log(`      appended line → step shown in code-server: ${latencies.join(', ')} ms`);
   });
+
+  it('a file rewritten shorter is read again from the start; a deleted one keeps what was read and says so', async () => {
+    const web = extensionWebview(page);
+    const count = web.locator('#step-count');
+    fs.writeFileSync(file, toJsonl(all.slice(0, 8)));
+    await waitUntil(async () => new RegExp(`^${stepsOf(8).length} steps`).test(await count.innerText()), 30_000,
+      async () => `after the rewrite: #step-count "${await count.innerText()}", expected ${stepsOf(8).length} steps`);
+    await waitUntil(async () => /the file was (truncated|rewritten|replaced); reading it again/.test(extensionHostLogs(server!.userDataDir)), 30_000,
+      () => `the extension's log does not say why the file was read again:\n${extensionHostLogs(server!.userDataDir).slice(-2000)}`);
+    fs.unlinkSync(file);
+    await web.locator('.live-state', { hasText: 'file deleted' }).waitFor({ timeout: 30_000 });
+    assert.match(await count.innerText(), new RegExp(`^${stepsOf(8).length} steps`), 'what was read stays');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'follow-deleted.png') });
+  });
 });
