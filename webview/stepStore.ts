@@ -55,6 +55,11 @@ export class StepStore {
   private wantedTo = 0;
   /** Answers to requests numbered at most this are from before the last reset: dropped. */
   private resetSeq = 0;
+  /**
+   * Live follow: steps from `from` on changed after requests up to `seq` were sent; an answer to
+   * such a request may bring those steps as they were, so they are not kept from it.
+   */
+  private changes: { seq: number; from: number }[] = [];
   /** Requests sent since the last reset (tests and the bench read it). */
   requests = 0;
   private readonly maxSteps: number;
@@ -77,6 +82,7 @@ export class StepStore {
     this.keptChars = 0;
     this.inFlight.clear();
     this.resetSeq = this.seq;
+    this.changes = [];
     this.requests = 0;
     this.wantedFrom = this.wantedTo = 0;
     this.cuts = new Map((msg?.sliced?.cuts ?? []).map((c) => [c.index, c.fields]));
@@ -164,9 +170,44 @@ export class StepStore {
   receive(m: StepsMessage): boolean {
     if (!this.sliced || m.rolloutId !== this.rolloutId || m.rolloutIndex !== this.rolloutIndex || m.seq <= this.resetSeq) return false;
     for (const [chunk, f] of this.inFlight) if (f.seq === m.seq) this.inFlight.delete(chunk);
-    for (const s of m.steps) this.keep(s);
+    // Steps changed since this request was sent may be old in the answer.
+    let stale = Infinity;
+    for (const c of this.changes) if (c.seq >= m.seq) stale = Math.min(stale, c.from);
+    for (const s of m.steps) if (s.index < stale) this.keep(s);
     this.evict();
     return true;
+  }
+
+  /**
+   * The rollout shown changed by its last steps (live follow, a `rolloutUpdate`): it has `count`
+   * steps now, and the ones from `from` on are new or changed. `cuts` are theirs when the update is
+   * sliced (the rollout becomes sliced when it was not: its earlier steps came whole and stay so);
+   * null when the steps came whole. Full steps kept from `from` on are dropped (asked for again).
+   */
+  update(rolloutIndex: number, rolloutId: string, from: number, count: number, cuts: readonly { index: number; fields: CutField[] }[] | null): void {
+    if (cuts && !this.sliced) {
+      this.rolloutId = rolloutId;
+      this.rolloutIndex = rolloutIndex;
+    }
+    if (!this.sliced) {
+      this.count = count;
+      return;
+    }
+    for (const k of [...this.cuts.keys()]) if (k >= from) this.cuts.delete(k);
+    for (const [k, v] of [...this.kept]) {
+      if (k >= from) {
+        this.kept.delete(k);
+        this.keptChars -= v.chars;
+      }
+    }
+    for (const c of cuts ?? []) this.cuts.set(c.index, c.fields);
+    if (this.seq > this.resetSeq) {
+      this.changes.push({ seq: this.seq, from });
+      if (this.changes.length > 64) this.changes.shift(); // answers older than that are long gone
+    }
+    // Requests for the changed chunks are answered with steps that may be old: ask again.
+    for (const chunk of [...this.inFlight.keys()]) if ((chunk + 1) * CHUNK_STEPS > from) this.inFlight.delete(chunk);
+    this.count = count;
   }
 
   /** Keeps one full step (ignored when out of range or when its head is whole). */

@@ -65,11 +65,36 @@ function syntaxIssue(file: string, text: string, baseOffset: number, index: Line
   return { file, ...index.position(baseOffset + at), pointer: path.length ? toPointer(path) : null, expected: `valid JSON: ${expected}`, found };
 }
 
-/** Line starts of a text, for offset → line/column. */
+/** Space, tab, line feed, carriage return: the whitespace JSON allows around values. */
+function isJsonSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+/**
+ * Line starts of a text, for offset → line/column. A text that grows (a file being followed, read
+ * a part at a time) is indexed part by part with `append`: positions are then those of the whole
+ * text so far, the same as an index built from it at once.
+ */
 export class LineIndex {
   private readonly starts: number[] = [0];
+  /** UTF-16 length of the text indexed so far. */
+  private indexed = 0;
   constructor(text: string) {
-    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.starts.push(i + 1);
+    this.append(text);
+  }
+  /** Indexes `more`, the text that follows what is indexed so far. */
+  append(more: string): void {
+    const base = this.indexed;
+    for (let i = more.indexOf('\n'); i >= 0; i = more.indexOf('\n', i + 1)) this.starts.push(base + i + 1);
+    this.indexed += more.length;
+  }
+  /** UTF-16 length of the text indexed so far. */
+  get length(): number {
+    return this.indexed;
+  }
+  /** Lines of the text so far (a final newline starts an empty last line, as in an editor). */
+  get lineCount(): number {
+    return this.starts.length;
   }
   /** 1-based line and column of a UTF-16 offset. */
   position(offset: number): { line: number; column: number } {
@@ -193,6 +218,20 @@ export class JsonDoc {
     return { start: this.baseOffset + node.offset, end: this.baseOffset + node.offset + node.length };
   }
 
+  /**
+   * Range (file offsets) of the whole value: `rangeOf([])` without building the syntax tree (the
+   * text parsed, so what surrounds the value is JSON whitespace). For a document of one item of an
+   * array (`arrayItem`), the item's range.
+   */
+  valueRange(): SourceRange {
+    const t = this.text;
+    let a = 0;
+    let b = t.length;
+    while (a < b && isJsonSpace(t.charCodeAt(a))) a++;
+    while (b > a && isJsonSpace(t.charCodeAt(b - 1))) b--;
+    return { start: this.baseOffset + a, end: this.baseOffset + b };
+  }
+
   /** 1-based line/column of the value at `path`, falling back to its nearest existing ancestor. */
   locate(path: JsonPath): { line: number; column: number } {
     for (let n = path.length; n >= 0; n--) {
@@ -267,17 +306,21 @@ export interface JsonlLine {
   text: string;
 }
 
-/** Splits a JSONL text into non-blank lines with their positions (handles `\r\n`). */
-export function splitJsonl(text: string): JsonlLine[] {
+/**
+ * Splits a JSONL text into non-blank lines with their positions (handles `\r\n`).
+ * @param baseOffset UTF-16 offset in the file where `text` starts (a part of a file read in parts)
+ * @param baseLine 1-based line number of `text`'s first line in the file
+ */
+export function splitJsonl(text: string, baseOffset = 0, baseLine = 1): JsonlLine[] {
   const out: JsonlLine[] = [];
   let start = 0;
-  let line = 1;
+  let line = baseLine;
   while (start <= text.length) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
     let s = text.slice(start, end);
     if (s.endsWith('\r')) s = s.slice(0, -1);
-    if (s.trim() !== '') out.push({ line, offset: start, text: s });
+    if (s.trim() !== '') out.push({ line, offset: baseOffset + start, text: s });
     if (end === text.length) break;
     start = end + 1;
     line++;

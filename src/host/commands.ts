@@ -24,6 +24,7 @@ export const COMMANDS = {
   refresh: 'trajectoryInspector.refresh',
   openWithTimeline: 'trajectoryInspector.openWithTimeline',
   nextStep: 'trajectoryInspector.nextStep',
+  toggleFollow: 'trajectoryInspector.toggleFollow',
   previousStep: 'trajectoryInspector.previousStep',
   openRollout: OPEN_ROLLOUT_COMMAND,
   sortRollouts: 'trajectoryInspector.sortRollouts',
@@ -298,6 +299,10 @@ export function registerCommands(timelines: TimelineEditorProvider, rollouts: Ro
     reg(COMMANDS.sortRollouts, (key?: unknown) => sortRollouts(rollouts, key)),
     reg(COMMANDS.filterRollouts, (filter?: unknown) => filterRollouts(rollouts, filter)),
     reg(COMMANDS.nextStep, () => activeOrExplain(timelines)?.moveSelection(1)),
+    reg(COMMANDS.toggleFollow, (on?: unknown) => {
+      const p = activeOrExplain(timelines);
+      if (p && !p.followAction(typeof on === 'boolean' ? on : undefined)) void vscode.window.showInformationMessage('The timeline is not shown yet: bring it to the front and try again.');
+    }),
     reg(COMMANDS.previousStep, () => activeOrExplain(timelines)?.moveSelection(-1)),
     ...LABEL_ACTION_COMMANDS.map(([id, action]) => reg(id, () => labelAction(timelines, action))),
     reg(COMMANDS.undoLabel, async () => {

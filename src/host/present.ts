@@ -9,7 +9,7 @@ import { RolloutLoadError, UnknownFormatError, formatIssue } from '../core/error
 import { attemptNumber } from '../core/formats/harborLayout';
 import { countedSteps, type Outcome, type Rollout, type Step } from '../core/model';
 import type { LoadedFile } from '../core/load';
-import { FILE_ISSUES_MAX, PICKER_MAX, pickerPositions, type CastEventCode, type CastEventView, type CastMessage, type CastView, type IssueView, type LoadErrorMessage, type RolloutMessage, type RolloutSummary, type ViewConfig } from '../shared/protocol';
+import { FILE_ISSUES_MAX, PICKER_MAX, pickerPositions, type CastEventCode, type CastEventView, type CastMessage, type CastView, type IssueView, type LiveInfo, type LoadErrorMessage, type RolloutMessage, type RolloutSummary, type RolloutUpdateMessage, type ViewConfig } from '../shared/protocol';
 
 /** A per-render nonce for the webview CSP: 128 random bits, base64 (never Math.random). */
 export function makeNonce(): string {
@@ -244,6 +244,34 @@ export function rolloutMessage(
           fileIssueCount: file.issues.length,
         }
       : {}),
+  };
+}
+
+/**
+ * The `rolloutUpdate` of rollout `rolloutIndex` of a followed file (live follow): its steps from
+ * `from` on as `body` has them (StepSlices.update: whole, or heads with `sliced`), its other fields
+ * as they are now, the picker's summaries, and how the file is followed.
+ */
+export function rolloutUpdateMessage(
+  file: LoadedFile,
+  rolloutIndex: number,
+  from: number,
+  body: Pick<RolloutUpdateMessage, 'steps' | 'sliced'>,
+  live: LiveInfo,
+): RolloutUpdateMessage {
+  const { steps: _steps, ...rollout } = file.rollouts[rolloutIndex];
+  const count = file.rollouts.length;
+  return {
+    type: 'rolloutUpdate',
+    rolloutIndex,
+    rolloutId: rollout.id,
+    from,
+    steps: body.steps,
+    rollout,
+    summaries: pickerPositions(count, rolloutIndex).map((k) => summarize(file.rollouts[k], k)),
+    ...(count > PICKER_MAX ? { rolloutCount: count } : {}),
+    ...(body.sliced ? { sliced: body.sliced } : {}),
+    live,
   };
 }
 

@@ -18,6 +18,8 @@ import { harborScanFilter } from '../core/formats/harborLayout';
 import { nodeFiles } from '../core/nodeFiles';
 import { mergeEntries, readJournal } from '../core/labels/journal';
 import { loadRolloutFile } from './loadWorker';
+import { liveFiles } from './liveFiles';
+import type { LoadedFile } from '../core/load';
 import type { FormatId } from '../core/model';
 import { NotIndexableError } from '../core/scale/rolloutIndex';
 import { summarizeIndexed } from '../core/scale/summaries';
@@ -170,6 +172,8 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       }),
     );
     this.watch();
+    // A file a timeline follows: its rollouts as the timeline read them, not read again here.
+    this.disposables.push({ dispose: liveFiles.onChange((file, loaded) => this.liveChanged(file, loaded)) });
     // Label journals change as people label: re-read the label state of the files (not the files).
     const journals = vscode.workspace.createFileSystemWatcher('**/.trajectory-labels/**/*.labels.jsonl');
     const onJournal = (): void => {
@@ -598,6 +602,12 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     if (stat.mtime === node.mtime && stat.size === node.size && node.state.kind !== 'pending') return;
     node.mtime = stat.mtime;
     node.size = stat.size;
+    const live = node.uri.scheme === 'file' ? liveFiles.get(node.uri.fsPath) : undefined;
+    if (live) {
+      this.fromLoaded(node, live);
+      await this.readLabels(node);
+      return;
+    }
     if (node.uri.scheme === 'file' && wantsIndex(node.uri.fsPath, stat.size) && (await this.summariseIndexed(node))) return;
     if (stat.size > SUMMARY_MAX_BYTES) {
       node.state = { kind: 'large', bytes: stat.size };
@@ -608,17 +618,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       return;
     }
     try {
-      const loaded = await loadRolloutFile(node.uri.fsPath);
-      // Keep only the summaries: the steps are read again when the file is opened.
-      // A Harbor job result is its stats (and the trials it names without a folder): loaded even when it holds no rollout.
-      node.state =
-        loaded.rollouts.length === 0 && !loaded.job
-          ? { kind: 'error', message: `Read as ${loaded.format}, but the file holds no rollouts.` }
-          : { kind: 'loaded', format: loaded.format, schemaVersion: loaded.schemaVersion, rollouts: loaded.rollouts.map(treeRollout), ...(loaded.job ? { job: loaded.job } : {}) };
-      node.labelBasis = loaded.rollouts.map((r) => ({
-        id: r.id,
-        steps: r.steps.filter((s) => s.referenceLabel?.value === -1).map((s) => ({ index: s.index, referenceLabel: { value: -1 } })),
-      }));
+      this.fromLoaded(node, await loadRolloutFile(node.uri.fsPath));
       await this.readLabels(node);
     } catch (e) {
       if (e instanceof UnknownFormatError && CANDIDATE_NAMES.has(path.basename(node.uri.fsPath))) {
@@ -628,6 +628,43 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       node.state = { kind: 'error', message: errorSummary(e, 12) };
       this.output.info(`Rollouts view: ${path.basename(node.uri.fsPath)}: ${errorSummary(e, 3)}`);
     }
+  }
+
+  /** A file's summaries from its rollouts (only the summaries are kept: the steps are read again when the file is opened). */
+  private fromLoaded(node: FileNode, loaded: LoadedFile): void {
+    // Keep only the summaries: the steps are read again when the file is opened.
+    // A Harbor job result is its stats (and the trials it names without a folder): loaded even when it holds no rollout.
+    node.state =
+      loaded.rollouts.length === 0 && !loaded.job
+        ? { kind: 'error', message: `Read as ${loaded.format}, but the file holds no rollouts.` }
+        : { kind: 'loaded', format: loaded.format, schemaVersion: loaded.schemaVersion, rollouts: loaded.rollouts.map(treeRollout), ...(loaded.job ? { job: loaded.job } : {}) };
+    node.labelBasis = loaded.rollouts.map((r) => ({
+      id: r.id,
+      steps: r.steps.filter((s) => s.referenceLabel?.value === -1).map((s) => ({ index: s.index, referenceLabel: { value: -1 } })),
+    }));
+  }
+
+  /**
+   * A followed file changed (live follow): its step counts and outcomes from what the timeline read,
+   * keeping the label state (the same rollouts: no step of them is read here); new rollouts in full.
+   */
+  private liveChanged(file: string, loaded: LoadedFile): void {
+    const node = this.byPath.get(file);
+    if (!node) return;
+    const st = node.state;
+    if (st.kind === 'loaded' && st.rollouts.length === loaded.rollouts.length && st.rollouts.every((r, i) => r.id === loaded.rollouts[i].id)) {
+      node.state = {
+        ...st,
+        rollouts: st.rollouts.map((r, i) => {
+          const l = loaded.rollouts[i];
+          return { ...r, steps: l.steps.length, reward: l.outcome.reward, resolved: l.outcome.resolved, taskId: l.task.id };
+        }),
+      };
+    } else {
+      this.fromLoaded(node, loaded);
+      void this.readLabels(node).then(() => this.changed());
+    }
+    this.changed();
   }
 
   /**

@@ -3,14 +3,42 @@
  * step heads (cached per rollout object, so a webview shown again does not rebuild them) and answers
  * the webview's `stepSlice` requests from the rollout in memory (for an indexed dump, the rollout
  * read when it was shown). The logic is src/shared/stepHeads.ts; nothing here imports `vscode`.
+ *
+ * A followed rollout (live follow, issue 13) changes by its last steps: `update` gives the steps of
+ * a `rolloutUpdate` (heads when the rollout is sliced) from the sizes it keeps per step, so an
+ * append costs the new steps' work, not the whole rollout's. A rollout that grows past the slicing
+ * size while followed is sliced from then on (its earlier steps stay whole in the webview).
  */
-import type { Rollout } from '../core/model';
-import type { RolloutMessage, SlicedInfo, StepsMessage, StepSliceMessage } from '../shared/protocol';
-import { answerStepSlice, initialSteps, rolloutChars, rolloutHeads, SLICE_MIN_CHARS } from '../shared/stepHeads';
+import type { Rollout, Step } from '../core/model';
+import type { RolloutMessage, RolloutUpdateMessage, SlicedInfo, StepsMessage, StepSliceMessage } from '../shared/protocol';
+import { answerStepSlice, initialSteps, rolloutChars, rolloutHeads, SLICE_MIN_CHARS, stepChars, stepHead } from '../shared/stepHeads';
+
+/** Per step of the rollout shown: its size whole, and the size of what the webview was sent of it. */
+interface Sizes {
+  rolloutId: string;
+  full: number[];
+  sent: number[];
+  fullTotal: number;
+  sentTotal: number;
+  sliced: boolean;
+}
+
+const sum = (a: readonly number[], from = 0): number => {
+  let n = 0;
+  for (let i = from; i < a.length; i++) n += a[i];
+  return n;
+};
+
+/** The size rolloutChars counts for a rollout beside its steps. */
+const baseChars = (r: Rollout): number => 1000 + (r.task.instruction?.length ?? 0);
 
 /** One timeline's step heads and slice answers. */
 export class StepSlices {
   private readonly heads = new WeakMap<Rollout, { rollout: Rollout; sliced: SlicedInfo } | null>();
+  /** Sizes of the rollout last updated (for `update`). */
+  private sizes: Sizes | null = null;
+  /** The rollout last presented and whether it went as heads (what the webview has before its first update). */
+  private presented: { rolloutId: string; sliced: boolean } | null = null;
 
   /** @param minChars rollouts estimated larger than this (UTF-16 code units) are sent as heads. */
   constructor(private readonly minChars = SLICE_MIN_CHARS) {}
@@ -22,7 +50,51 @@ export class StepSlices {
       h = rolloutChars(msg.rollout) > this.minChars ? rolloutHeads(msg.rollout) : null;
       this.heads.set(msg.rollout, h);
     }
+    this.presented = { rolloutId: msg.rollout.id, sliced: h !== null };
+    this.sizes = null; // measured on the first update
     return h ? { ...msg, rollout: h.rollout, sliced: { ...h.sliced, initial: initialSteps(msg.rollout, msg.selectStep) } } : msg;
+  }
+
+  /**
+   * The steps from `from` on of `rollout` (the rollout shown, whose earlier steps the webview has),
+   * as a `rolloutUpdate` carries them: whole, or heads with `sliced` once the rollout is large.
+   */
+  update(rollout: Rollout, from: number): Pick<RolloutUpdateMessage, 'steps' | 'sliced'> {
+    let z = this.sizes;
+    if (!z || z.rolloutId !== rollout.id || z.full.length < from) {
+      // First update since the rollout was presented: what it was sent (heads when it was sliced).
+      const sliced = this.presented?.rolloutId === rollout.id && this.presented.sliced;
+      const full = rollout.steps.slice(0, from).map(stepChars);
+      const sent = sliced ? rollout.steps.slice(0, from).map((s) => stepChars(stepHead(s).head)) : full.slice();
+      z = this.sizes = { rolloutId: rollout.id, full, sent, fullTotal: sum(full), sentTotal: sum(sent), sliced };
+    }
+    z.fullTotal -= sum(z.full, from);
+    z.sentTotal -= sum(z.sent, from);
+    z.full.length = from;
+    z.sent.length = from;
+    const tail = rollout.steps.slice(from);
+    for (const s of tail) {
+      const n = stepChars(s);
+      z.full.push(n);
+      z.fullTotal += n;
+    }
+    if (!z.sliced && z.fullTotal + baseChars(rollout) > this.minChars) z.sliced = true;
+    if (!z.sliced) {
+      for (let i = from; i < z.full.length; i++) z.sent.push(z.full[i]);
+      z.sentTotal = z.fullTotal;
+      return { steps: tail };
+    }
+    const cuts: SlicedInfo['cuts'] = [];
+    const steps: Step[] = tail.map((s, k) => {
+      const { head, fields } = stepHead(s);
+      if (fields.length) cuts.push({ index: s.index, fields });
+      const n = fields.length ? stepChars(head) : z.full[from + k];
+      z.sent.push(n);
+      z.sentTotal += n;
+      return head;
+    });
+    const base = baseChars(rollout);
+    return { steps, sliced: { fullChars: base + z.fullTotal, headChars: base + z.sentTotal, cuts } };
   }
 
   /**

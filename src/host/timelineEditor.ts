@@ -3,6 +3,12 @@
  * file. Each open editor is a TimelinePanel that loads the file with core `loadFile`, waits for
  * the webview's `ready`, then posts the rollout (or the load error with its located issues).
  * Nothing a file contains can throw into the host: every failure becomes a `loadError` message.
+ *
+ * Live follow (issue 13, docs/live-follow.md): a JSONL file whose format has an incremental reader
+ * (`FormatLoader.stream`) is opened through core `JsonlFollower`: the first steps are shown from its
+ * first part, the rest is read in slices on this thread (FollowLoop), and the file is then watched
+ * and read from its last offset as it grows; new and changed steps go to the webview as
+ * `rolloutUpdate`. Other files are read again whole after they change, at most every few seconds.
  */
 import { replayHook } from './replay/hook';
 import * as path from 'node:path';
@@ -19,14 +25,29 @@ import { openIndexedTimeline, type IndexedTimelineFile } from './dumpIndexes';
 import type { LabelSession } from './labelSession';
 import type { LabelService } from './labels';
 import type { ScoringService } from './scoring/service';
-import { castError, errorToMessage, makeNonce, rolloutMessage, timelineHtml } from './present';
+import { castError, errorToMessage, makeNonce, rolloutMessage, rolloutUpdateMessage, timelineHtml } from './present';
 import { StepSlices } from './stepSlices';
+import { FollowLoop, JsonlFollower, watchFile, type FileWatch, type FollowResult } from '../core/follow';
+import type { LiveInfo } from '../shared/protocol';
+import { liveFiles } from './liveFiles';
 
 export const TIMELINE_VIEW_TYPE = 'trajectoryInspector.timeline';
 /** Context key: true while at least one timeline is open (enables the step commands). */
 const HAS_TIMELINE_KEY = 'trajectoryInspector.hasTimeline';
 /** Reloads after a file change wait this long for the writes to settle. */
 const RELOAD_DEBOUNCE_MS = 300;
+/**
+ * A file read again whole when it changes (a format without an incremental reader) is read at most
+ * once per this many times its last load took, and at least every RELOAD_MAX_GAP_MS while it keeps
+ * changing: a file that takes 1 s to load and is rewritten every second is read every 4 s, so a
+ * growing file never keeps the host busy more than a fifth of the time.
+ */
+const RELOAD_LOAD_FACTOR = 4;
+const RELOAD_MAX_GAP_MS = 30_000;
+/** While a large file is read progressively, new steps go to the webview at most this often (ms). */
+const PROGRESS_POST_MS = 150;
+/** Bytes read per slice while catching up with a large file (one slice's parse holds the host's thread). */
+const FOLLOW_SLICE_BYTES = 512 * 1024;
 
 class TimelineDocument implements vscode.CustomDocument {
   constructor(readonly uri: vscode.Uri) {}
@@ -83,6 +104,20 @@ export class TimelinePanel implements vscode.Disposable {
   private labelOpenSeq = 0;
   /** Step heads of a large rollout and the answers to the webview's `stepSlice` requests (issue 7). */
   private readonly slices = new StepSlices();
+  /** The file followed through its loader's incremental reader (live follow); null when read whole. */
+  private follower: JsonlFollower | null = null;
+  private followLoop: FollowLoop | null = null;
+  private fileWatch: FileWatch | null = null;
+  /** Rollouts changed since the last post (index → first changed step), and the timer that posts them. */
+  private pendingChanges = new Map<number, number>();
+  private postTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Steps of the rollout shown the webview has (what a `rolloutUpdate` starts from). */
+  private sentSteps = 0;
+  /** How the file is kept up with (sent with the rollout). */
+  private live: LiveInfo | null = null;
+  /** How long the last whole load took, and when it ended (the throttle of reloads). */
+  private lastLoadMs = 0;
+  private lastLoadEnd = 0;
 
   constructor(
     readonly uri: vscode.Uri,
@@ -126,7 +161,7 @@ export class TimelinePanel implements vscode.Disposable {
       const watcher = vscode.workspace.createFileSystemWatcher(
         new vscode.RelativePattern(vscode.Uri.file(path.dirname(uri.fsPath)), path.basename(uri.fsPath)),
       );
-      const onChange = (): void => this.scheduleReload();
+      const onChange = (): void => this.fileChanged();
       this.disposables.push(watcher, watcher.onDidChange(onChange), watcher.onDidCreate(onChange), watcher.onDidDelete(onChange));
     }
     void this.load();
@@ -158,21 +193,66 @@ export class TimelinePanel implements vscode.Disposable {
     );
   }
 
+  /** The file changed on disk (VS Code's watcher): a followed file is read on; another one read again, throttled. */
+  private fileChanged(): void {
+    if (this.followLoop) this.followLoop.poke();
+    else this.scheduleReload();
+  }
+
+  /**
+   * Reads the file again whole soon: RELOAD_DEBOUNCE_MS after the first change (later changes do not
+   * push it back: a file written continuously is still read), and no sooner than RELOAD_LOAD_FACTOR
+   * times the last load's duration after that load ended.
+   */
   private scheduleReload(): void {
-    clearTimeout(this.reloadTimer);
-    this.reloadTimer = setTimeout(() => void this.load(), RELOAD_DEBOUNCE_MS);
+    if (this.reloadTimer !== undefined) return;
+    const gap = Math.min(RELOAD_MAX_GAP_MS, RELOAD_LOAD_FACTOR * this.lastLoadMs);
+    const wait = Math.max(RELOAD_DEBOUNCE_MS, this.lastLoadEnd + gap - Date.now());
+    this.reloadTimer = setTimeout(() => {
+      this.reloadTimer = undefined;
+      void this.load();
+    }, wait);
+  }
+
+  /** Stops following the file (before it is read again, or when the panel closes). */
+  private stopFollow(): void {
+    this.followLoop?.close();
+    this.followLoop = null;
+    this.fileWatch?.close();
+    this.fileWatch = null;
+    if (this.follower) liveFiles.release(this.uri.fsPath, this);
+    this.follower = null;
+    clearTimeout(this.postTimer);
+    this.postTimer = undefined;
+    this.pendingChanges.clear();
   }
 
   /** (Re)reads the file. A newer load supersedes an older one still in flight. */
   async load(): Promise<void> {
     const seq = ++this.loadSeq;
+    clearTimeout(this.reloadTimer);
+    this.reloadTimer = undefined;
+    this.stopFollow();
     this.post({ type: 'loading', file: this.uri.fsPath });
     let loaded: LoadedFile | null = null;
     let indexed: IndexedTimelineFile | null = null;
     let error: LoadErrorMessage | null = null;
+    const started = Date.now();
     if (this.uri.scheme !== 'file') {
       error = errorToMessage(this.uri.toString(), new Error(`Only files on disk can be opened (this one has the scheme "${this.uri.scheme}").`));
     } else {
+      // A session format with an incremental reader: shown from its first part, then followed.
+      let follower: JsonlFollower | null = null;
+      try {
+        follower = await JsonlFollower.open(this.uri.fsPath);
+      } catch (e) {
+        this.owner.output.warn(`timeline: cannot follow ${path.basename(this.uri.fsPath)}: ${String(e)}; reading it whole`);
+      }
+      if (seq !== this.loadSeq || this.disposed) return;
+      if (follower && follower.loaded.rollouts.length > 0) {
+        this.startFollow(follower);
+        return;
+      }
       try {
         indexed = await openIndexedTimeline(this.uri.fsPath, this.rolloutIndex);
         loaded = indexed?.loaded ?? (await loadRolloutFile(this.uri.fsPath, { supersede: this }));
@@ -187,9 +267,12 @@ export class TimelinePanel implements vscode.Disposable {
       }
     }
     if (seq !== this.loadSeq || this.disposed) return;
+    this.lastLoadEnd = Date.now();
+    this.lastLoadMs = this.lastLoadEnd - started;
     this.loaded = loaded;
     this.indexed = loaded ? indexed : null;
     this.error = error;
+    this.live = loaded && this.uri.scheme === 'file' ? { mode: 'reload', state: 'live', bytes: 0, size: 0 } : null;
     if (loaded) {
       this.rolloutIndex = Math.min(this.rolloutIndex, loaded.rollouts.length - 1);
       const steps = loaded.rollouts[this.rolloutIndex].steps.length;
@@ -206,6 +289,80 @@ export class TimelinePanel implements vscode.Disposable {
       }
     }
     this.sendCurrent();
+  }
+
+  // ------------------------------------------------------------ live follow
+
+  /** Shows what `f` read of the file so far and follows it from there. */
+  private startFollow(f: JsonlFollower): void {
+    this.follower = f;
+    this.loaded = f.loaded;
+    this.indexed = null;
+    this.error = null;
+    this.live = this.liveInfo(f);
+    this.rolloutIndex = Math.min(this.rolloutIndex, f.loaded.rollouts.length - 1);
+    const steps = f.loaded.rollouts[this.rolloutIndex].steps.length;
+    if (this.selectedStep !== null && this.selectedStep >= steps) this.selectedStep = steps ? steps - 1 : null;
+    if (this.labelSession) this.labelSession.setRollouts(f.loaded.rollouts);
+    else void this.openLabels(f.loaded.rollouts);
+    liveFiles.set(this.uri.fsPath, this, f.loaded);
+    this.sendCurrent();
+    const loop = (this.followLoop = new FollowLoop(f, (r) => this.onFollow(f, r), { sliceBytes: FOLLOW_SLICE_BYTES }));
+    this.fileWatch = watchFile(this.uri.fsPath, () => loop.poke());
+    if (!f.caughtUp) loop.poke();
+    this.owner.output.info(`timeline: following ${path.basename(this.uri.fsPath)} (${f.loader.id}${f.caughtUp ? '' : `, ${f.bytesRead} of ${f.fileSize} bytes read, the rest in slices`})`);
+  }
+
+  private liveInfo(f: JsonlFollower): LiveInfo {
+    return { mode: 'stream', state: f.isDeleted ? 'deleted' : f.caughtUp ? 'live' : 'reading', bytes: f.bytesRead, size: f.fileSize };
+  }
+
+  /** One read of the followed file: changes are gathered and posted (at once when caught up, else every PROGRESS_POST_MS). */
+  private onFollow(f: JsonlFollower, r: FollowResult): void {
+    if (this.follower !== f || this.disposed) return;
+    switch (r.kind) {
+      case 'update':
+        for (const c of r.changes) this.pendingChanges.set(c.index, Math.min(this.pendingChanges.get(c.index) ?? Infinity, c.changedFrom));
+        break;
+      case 'reset':
+        this.owner.output.info(`timeline: ${path.basename(this.uri.fsPath)}: ${r.reason}; reading it again`);
+        void this.load();
+        return;
+      case 'same':
+      case 'deleted':
+        break;
+    }
+    const live = this.liveInfo(f);
+    const stateChanged = live.state !== this.live?.state;
+    this.live = live;
+    if (!this.pendingChanges.size) {
+      if (stateChanged) this.post({ type: 'live', live });
+      return;
+    }
+    if (live.state !== 'reading') this.postChanges();
+    else this.postTimer ??= setTimeout(() => this.postChanges(), PROGRESS_POST_MS);
+  }
+
+  /** Tells labels, scores, the Rollouts view and the webview what the reads since the last post changed. */
+  private postChanges(): void {
+    clearTimeout(this.postTimer);
+    this.postTimer = undefined;
+    const f = this.follower;
+    const loaded = this.loaded;
+    if (!f || !loaded || loaded !== f.loaded) return;
+    const changes = this.pendingChanges;
+    this.pendingChanges = new Map();
+    this.labelSession?.setRollouts(loaded.rollouts);
+    const byId = new Map<string, number>();
+    for (const [i, from] of changes) if (loaded.rollouts[i]) byId.set(loaded.rollouts[i].id, from);
+    this.owner.scoring?.rolloutsChanged(this.uri.fsPath, loaded.rollouts, byId);
+    liveFiles.set(this.uri.fsPath, this, loaded);
+    this.rolloutIndex = Math.min(this.rolloutIndex, loaded.rollouts.length - 1);
+    const r = this.rollout;
+    if (!r || !this.ready) return; // a webview shown again gets the whole rollout (sendCurrent)
+    const from = Math.min(changes.get(this.rolloutIndex) ?? r.steps.length, this.sentSteps, r.steps.length);
+    this.post(rolloutUpdateMessage(loaded, this.rolloutIndex, from, this.slices.update(r, from), this.live ?? this.liveInfo(f)));
+    this.sentSteps = r.steps.length;
   }
 
   // ------------------------------------------------------------ labels
@@ -324,6 +481,13 @@ export class TimelinePanel implements vscode.Disposable {
     return true;
   }
 
+  /** The Toggle Follow command: the webview turns Follow on / off (`on` undefined: the other way). False when no webview can take it. */
+  followAction(on?: boolean): boolean {
+    if (!this.ready || !this.loaded) return false;
+    this.post({ type: 'followAction', ...(on !== undefined ? { on } : {}) });
+    return true;
+  }
+
   /** The label session of this file, once open. */
   get labels(): LabelSession | null {
     return this.labelSession;
@@ -360,7 +524,10 @@ export class TimelinePanel implements vscode.Disposable {
       }
       const select = this.pendingStep;
       this.pendingStep = null;
-      this.post(this.slices.present(f ? f.message(this.rolloutIndex, select, this.config()) : rolloutMessage(this.loaded, this.rolloutIndex, select, this.config())));
+      const msg = f ? f.message(this.rolloutIndex, select, this.config()) : rolloutMessage(this.loaded, this.rolloutIndex, select, this.config());
+      if (this.live) msg.live = this.follower ? this.liveInfo(this.follower) : this.live;
+      this.post(this.slices.present(msg));
+      this.sentSteps = msg.rollout.steps.length;
       this.sendLabels();
       replayHook()?.resend(this);
       this.owner.scoring?.panelShown(this);
@@ -402,6 +569,9 @@ export class TimelinePanel implements vscode.Disposable {
         break;
       case 'reload':
         await this.load();
+        break;
+      case 'resend':
+        this.sendCurrent();
         break;
       case 'loadCast':
         await this.sendCast(m.rolloutIndex);
@@ -532,6 +702,7 @@ export class TimelinePanel implements vscode.Disposable {
     if (this.disposed) return;
     this.disposed = true;
     clearTimeout(this.reloadTimer);
+    this.stopFollow();
     this.loaded = null;
     this.labelOpenSeq++;
     this.dropLabels();

@@ -9,6 +9,8 @@
  * (`labels`), and again after every change; the webview asks for changes (`setLabel`,
  * `markFirstError`, `undoLabel`, `redoLabel`) and shows what the host answers. A large rollout comes
  * as step heads (`rollout.sliced`); the webview asks for the full steps it shows (`stepSlice` → `steps`).
+ * A file that grows (a session still being written) is followed (`rollout.live`): the host posts
+ * `rolloutUpdate` with the steps that are new or changed, and `live` when only its state changes.
  * Every message carries a `type`
  * discriminator. Each side validates what it receives with the guards below and ignores anything else.
  */
@@ -91,6 +93,8 @@ export interface PersistedState {
    */
   scrollStep?: number;
   scrollStepTop?: number;
+  /** Follow (live follow, issue 13) was on for the rollout `rolloutId`: the newest step is kept in view. Absent = off. */
+  follow?: boolean;
 }
 
 /** Playback speeds the terminal player offers. */
@@ -153,6 +157,63 @@ export interface RolloutMessage {
    */
   fileIssues?: (IssueView & { severity: 'error' | 'warning' })[];
   fileIssueCount?: number;
+  /** How the timeline keeps up with the file as it changes (live follow); absent: it does not (not a file on disk). */
+  live?: LiveInfo;
+}
+
+/**
+ * How a timeline keeps up with its file (live follow, issue 13; docs/live-follow.md).
+ * - `mode`: `stream` = read from the last offset as the file grows (its format has an incremental
+ *   reader, `FormatLoader.stream`); `reload` = read again from the start after it changed, at most
+ *   every few seconds (other formats).
+ * - `state`: `reading` = a large file opened progressively is still being read (`bytes` of `size`);
+ *   `live` = up to date and watched; `deleted` = the file is gone (what was read stays shown).
+ */
+export interface LiveInfo {
+  mode: 'stream' | 'reload';
+  state: 'reading' | 'live' | 'deleted';
+  /** Bytes of the file read / its size at the last read. */
+  bytes: number;
+  size: number;
+}
+
+/**
+ * The rollout shown grew or its last steps changed (live follow): steps before `from` are
+ * unchanged, the rollout's steps are now those plus `steps` (heads when the rollout is sliced), and
+ * its other fields are `rollout`'s. Sent instead of a new `rollout` message so that nothing is
+ * rendered again but what changed (selection, expansion, scroll and labels stay).
+ */
+export interface RolloutUpdateMessage {
+  type: 'rolloutUpdate';
+  rolloutIndex: number;
+  /** Rollout the update belongs to (one for another rollout is dropped). */
+  rolloutId: string;
+  from: number;
+  steps: Step[];
+  /** The rollout's fields but its steps, as they are now (outcome, metadata, task). */
+  rollout: Omit<Rollout, 'steps'>;
+  /** The picker's summaries as they are now (step counts, new rollouts). */
+  summaries: RolloutSummary[];
+  rolloutCount?: number;
+  /**
+   * Set when the rollout is sliced (now or from before): the rollout's sizes and the cuts of the
+   * steps from `from` on (steps before `from` keep theirs). A rollout that grew past the slicing size
+   * while followed is sliced from this update on; its earlier steps came whole.
+   */
+  sliced?: Omit<SlicedInfo, 'initial'>;
+  live: LiveInfo;
+}
+
+/** The state of following the file changed (read to its end, deleted) without a change of steps. */
+export interface LiveMessage {
+  type: 'live';
+  live: LiveInfo;
+}
+
+/** The Toggle Follow command: Follow on or off (`on` absent: the other way). */
+export interface FollowActionNotification {
+  type: 'followAction';
+  on?: boolean;
 }
 
 /** At most this many of a file's issues go with a rollout message. */
@@ -372,6 +433,9 @@ export interface ScoresMessage {
 }
 
 export type HostMessage =
+  | RolloutUpdateMessage
+  | LiveMessage
+  | FollowActionNotification
   | StepsMessage
   | ReplayStateMessage
   | ScoresMessage
@@ -436,6 +500,11 @@ export interface OpenLocationMessage {
 /** Load the file again (button in the load-error view). */
 export interface ReloadMessage {
   type: 'reload';
+}
+
+/** Send the rollout shown again whole (the webview's copy lost step with a `rolloutUpdate`). */
+export interface ResendMessage {
+  type: 'resend';
 }
 
 /** Ask for the terminal recording of a rollout that has one (`Rollout.recording`); answered by `cast`. */
@@ -513,6 +582,7 @@ export type WebviewMessage =
   | ShowInSourceMessage
   | OpenLocationMessage
   | OpenLinkMessage
+  | ResendMessage
   | ReloadMessage;
 
 // ---------------------------------------------------------------- guards
@@ -562,7 +632,8 @@ export function isPersistedState(v: unknown): v is PersistedState {
     (v.playerFit === undefined || v.playerFit === 'screen' || v.playerFit === 'width') &&
     (v.scrollY === undefined || (typeof v.scrollY === 'number' && Number.isFinite(v.scrollY) && v.scrollY >= 0)) &&
     (v.scrollStep === undefined || isIndex(v.scrollStep)) &&
-    (v.scrollStepTop === undefined || (typeof v.scrollStepTop === 'number' && Number.isFinite(v.scrollStepTop)))
+    (v.scrollStepTop === undefined || (typeof v.scrollStepTop === 'number' && Number.isFinite(v.scrollStepTop))) &&
+    (v.follow === undefined || typeof v.follow === 'boolean')
   );
 }
 
@@ -583,6 +654,7 @@ export function isWebviewMessage(v: unknown): v is WebviewMessage {
     case 'openLocation':
       return typeof v.file === 'string' && v.file.length > 0 && isPosOrNull(v.line) && isPosOrNull(v.column);
     case 'reload':
+    case 'resend':
       return true;
     case 'undoLabel':
     case 'redoLabel':
@@ -659,8 +731,27 @@ export function isHostMessage(v: unknown): v is HostMessage {
         Array.isArray((v.rollout as Record<string, unknown>).steps) &&
         (v.selectStep === null || isIndex(v.selectStep)) &&
         isObj(v.config) &&
-        (v.sliced === undefined || isSlicedInfo(v.sliced))
+        (v.sliced === undefined || isSlicedInfo(v.sliced)) &&
+        (v.live === undefined || isLiveInfo(v.live))
       );
+    case 'rolloutUpdate':
+      return (
+        isIndex(v.rolloutIndex) &&
+        typeof v.rolloutId === 'string' &&
+        isIndex(v.from) &&
+        Array.isArray(v.steps) &&
+        v.steps.every((s, k) => isObj(s) && s.index === (v.from as number) + k && Array.isArray(s.actions) && Array.isArray(s.observations) && typeof s.message === 'string') &&
+        isObj(v.rollout) &&
+        (v.rollout as Record<string, unknown>).id === v.rolloutId &&
+        Array.isArray(v.summaries) &&
+        (v.rolloutCount === undefined || isIndex(v.rolloutCount)) &&
+        (v.sliced === undefined || isSlicedInfo(v.sliced)) &&
+        isLiveInfo(v.live)
+      );
+    case 'live':
+      return isLiveInfo(v.live);
+    case 'followAction':
+      return v.on === undefined || typeof v.on === 'boolean';
     case 'loadError':
       return typeof v.file === 'string' && typeof v.message === 'string' && Array.isArray(v.issues) && Array.isArray(v.declined);
     case 'steps':
@@ -730,6 +821,16 @@ export function isHostMessage(v: unknown): v is HostMessage {
     default:
       return false;
   }
+}
+
+function isLiveInfo(v: unknown): v is LiveInfo {
+  return (
+    isObj(v) &&
+    (v.mode === 'stream' || v.mode === 'reload') &&
+    (v.state === 'reading' || v.state === 'live' || v.state === 'deleted') &&
+    isIndex(v.bytes) &&
+    isIndex(v.size)
+  );
 }
 
 function isSlicedInfo(v: unknown): v is SlicedInfo {

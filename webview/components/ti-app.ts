@@ -16,6 +16,13 @@
  * at once (the host appends it to the journal), so nothing is pending and nothing can be lost by
  * moving on without Enter. Each key is also a command (the host sends `labelAction`).
  *
+ * Live follow (issue 13): a file that grows gets `rolloutUpdate` messages (new steps appended, changed
+ * last steps replaced; nothing else is rendered again, so the selection, expanded cards, scroll
+ * position and labels stay). The Follow toggle in the header keeps the newest step in view while on,
+ * like `tail -f` / `less +F`: off when a rollout opens; on with the button, the Toggle Follow command,
+ * End / G, or scrolling down to the end; off again when the user scrolls up or moves to an earlier
+ * step. It is persisted with the view.
+ *
  * A rollout with a terminal recording gets a `<ti-player>` docked above the steps. Selection and
  * playback are synced both ways: selecting a step seeks the player to the step's `castTime`; while
  * the recording plays (or is scrubbed) the step running at the player's time gets selected.
@@ -31,7 +38,9 @@ import {
   type HostMessage,
   type LabelAction,
   type LabelsMessage,
+  type LiveInfo,
   type LoadErrorMessage,
+  type RolloutUpdateMessage,
   type PersistedState,
   type RolloutMessage,
   type ScoresMessage,
@@ -647,6 +656,45 @@ export class TiApp extends LitElement {
     .keys-overlay td.k {
       white-space: nowrap;
     }
+    /* The Follow toggle sits at the right of the sticky dock: in view while the steps scroll. */
+    .dock .live {
+      position: absolute;
+      top: 5px;
+      right: 4px;
+    }
+    .dock:has(.live) .label-row {
+      padding-right: 190px;
+    }
+    .live {
+      display: inline-flex;
+      align-items: center;
+      gap: 6px;
+      font-size: 11px;
+      color: var(--vscode-descriptionForeground);
+    }
+    .follow-toggle {
+      font: inherit;
+      font-size: 11px;
+      line-height: 18px;
+      padding: 0 8px;
+      border-radius: 9px;
+      cursor: pointer;
+      color: var(--vscode-foreground);
+      background: transparent;
+      border: 1px solid var(--vscode-button-border, var(--vscode-widget-border, rgba(128, 128, 128, 0.5)));
+    }
+    .follow-toggle[aria-pressed='true'] {
+      color: var(--vscode-button-foreground, #fff);
+      background: var(--vscode-button-background, #0e639c);
+      border-color: var(--vscode-button-background, #0e639c);
+    }
+    .follow-toggle:focus-visible {
+      outline: 1px solid var(--vscode-focusBorder, #007fd4);
+      outline-offset: 1px;
+    }
+    .live-state.state-deleted {
+      color: var(--vscode-editorWarning-foreground, #cca700);
+    }
     .keys-overlay .foot {
       margin-top: 8px;
       color: var(--vscode-descriptionForeground);
@@ -671,6 +719,15 @@ export class TiApp extends LitElement {
   @state() private flash: string | null = null;
   /** Replay state of the rollout shown (issue 5); null before the host sent one. */
   @state() private replay: ReplayStateMessage | null = null;
+  /** Follow (live follow): the newest step is kept in view as the file grows. */
+  @state() private follow = false;
+  /** Steps appended since Follow went off (shown on the button). */
+  @state() private unseen = 0;
+  /** When the user last turned the wheel down (a scroll down to the end then starts Follow). */
+  private userInputAt = -Infinity;
+  private lastScrollY = 0;
+  /** The running reveal of the end (a newer one replaces it). */
+  private endReveal = 0;
   private labelSeq = 0;
   private labelIndexFor: { msg: LabelsMessage | null; sent: SentChange[]; idx: LabelIndex } | null = null;
   private config: ViewConfig = { collapseOutputLines: 20 };
@@ -685,6 +742,30 @@ export class TiApp extends LitElement {
   private readonly onScroll = (): void => {
     clearTimeout(this.scrollTimer);
     this.scrollTimer = setTimeout(() => this.persist(), 150);
+    // tail -f: the user scrolling up stops Follow; scrolling down to the end starts it. Only the
+    // user's scrolls count (the wheel, a drag of the scrollbar): the list's own height changes also
+    // move the page.
+    const y = window.scrollY;
+    const up = y < this.lastScrollY - 2;
+    const down = y > this.lastScrollY + 2;
+    this.lastScrollY = y;
+    if (!this.rolloutMsg?.live) return;
+    const byUser = this.dragging || performance.now() - this.userInputAt < 400;
+    if (!byUser) return;
+    if (this.follow && up && this.dragging) this.setFollow(false);
+    else if (!this.follow && down && this.atEnd()) this.setFollow(true);
+  };
+  private readonly onWheel = (e: WheelEvent): void => {
+    if (e.deltaY > 0) this.userInputAt = performance.now();
+    else if (e.deltaY < 0) {
+      this.userInputAt = -Infinity;
+      if (this.follow && this.rolloutMsg?.live) this.setFollow(false);
+    }
+  };
+  /** A drag of the page's scrollbar is running. */
+  private dragging = false;
+  private readonly onPointer = (e: PointerEvent): void => {
+    this.dragging = e.type === 'pointerdown' && e.clientX >= document.documentElement.clientWidth;
   };
   private playerCollapsed = this.restored?.playerCollapsed ?? false;
   private playerSpeed = this.restored?.playerSpeed ?? 1;
@@ -700,7 +781,7 @@ export class TiApp extends LitElement {
   /** Cards the virtualizer renders now (its last `rangeChanged`), and the timer that asks for their steps. */
   private range: { first: number; last: number } | null = null;
   /** Holds a card in place while a sliced rollout's cards change height (cardAnchor.ts). */
-  private readonly cardAnchor = new CardAnchor(() => this.renderRoot, () => this.pendingReveal !== null || this.rolloutMsg === null);
+  private readonly cardAnchor = new CardAnchor(() => this.renderRoot, () => this.pendingReveal !== null || this.rolloutMsg === null || this.follow);
   private rangeTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly onRange = (e: Event): void => {
     const r = e as Event & { first: number; last: number };
@@ -715,6 +796,8 @@ export class TiApp extends LitElement {
     this.unlisten = onHostMessage((m) => this.onMessage(m));
     window.addEventListener('keydown', this.onKeyDown);
     window.addEventListener('scroll', this.onScroll, { passive: true });
+    window.addEventListener('wheel', this.onWheel, { passive: true, capture: true });
+    for (const ev of ['pointerdown', 'pointerup', 'pointercancel'] as const) window.addEventListener(ev, this.onPointer, { passive: true, capture: true });
     post({ type: 'ready', state: this.restored });
   }
 
@@ -723,6 +806,8 @@ export class TiApp extends LitElement {
     this.unlisten?.();
     window.removeEventListener('keydown', this.onKeyDown);
     window.removeEventListener('scroll', this.onScroll);
+    window.removeEventListener('wheel', this.onWheel, { capture: true });
+    for (const ev of ['pointerdown', 'pointerup', 'pointercancel'] as const) window.removeEventListener(ev, this.onPointer, { capture: true });
     clearTimeout(this.scrollTimer);
     clearTimeout(this.rangeTimer);
     this.dockObserver?.disconnect();
@@ -814,10 +899,15 @@ export class TiApp extends LitElement {
           this.flash = null;
           // Restore what an earlier instance of this webview had for this rollout, else start fresh.
           const st = this.restored;
+          this.follow = false;
+          this.unseen = 0;
           if (st && st.rolloutId === m.rollout.id) {
             this.selected = st.selectedStep !== null && st.selectedStep < count ? st.selectedStep : null;
             this.expanded = new Set(st.expanded.filter((i) => i < count));
-            if (m.sliced && st.scrollStep !== undefined && st.scrollStep < count && m.selectStep === null) this.pendingAnchor = { index: st.scrollStep, top: st.scrollStepTop ?? 0 };
+            this.follow = st.follow === true && m.selectStep === null && m.live !== undefined;
+            if (this.follow) {
+              // Follow was on: back at the end, which may have grown meanwhile.
+            } else if (m.sliced && st.scrollStep !== undefined && st.scrollStep < count && m.selectStep === null) this.pendingAnchor = { index: st.scrollStep, top: st.scrollStepTop ?? 0 };
             else if (st.scrollY !== undefined && m.selectStep === null) this.pendingScrollY = st.scrollY;
           } else {
             // Start on the first step so the keys and Show in Source work right away.
@@ -832,10 +922,23 @@ export class TiApp extends LitElement {
         this.view = { kind: 'rollout', msg: m };
         this.requestCast(m);
         if (m.selectStep !== null && m.selectStep < count) this.select(m.selectStep, 'center');
-        else if (this.selected && !this.pendingAnchor) this.pendingReveal = { index: this.selected, block: 'center' };
+        else if (this.follow) this.revealEnd();
+        // The same rollout read again (its file changed) keeps the scroll where it is.
+        else if (this.selected && !this.pendingAnchor && !sameRollout) this.pendingReveal = { index: this.selected, block: 'center' };
         this.persist();
         break;
       }
+      case 'rolloutUpdate':
+        this.applyUpdate(m);
+        break;
+      case 'live': {
+        const cur = this.rolloutMsg;
+        if (cur) this.view = { kind: 'rollout', msg: { ...cur, live: m.live } };
+        break;
+      }
+      case 'followAction':
+        this.setFollow(m.on ?? !this.follow);
+        break;
       case 'loadError':
         this.view = { kind: 'error', msg: m };
         break;
@@ -871,8 +974,9 @@ export class TiApp extends LitElement {
         break;
       case 'steps':
         if (this.stepStore.receive(m)) {
-          // Keep the selected (else the top) card in place while the steps around it render.
-          if (this.pendingScrollY === null) this.cardAnchor.keepInView(this.selected);
+          // Keep the selected (else the top) card in place while the steps around it render; following, the end.
+          if (this.follow) this.revealEnd();
+          else if (this.pendingScrollY === null) this.cardAnchor.keepInView(this.selected);
           this.requestUpdate();
           this.wantRange(); // an answer cut short (size cap) leaves steps to ask for
         }
@@ -885,6 +989,81 @@ export class TiApp extends LitElement {
         }
         break;
     }
+  }
+
+  /**
+   * A `rolloutUpdate` (live follow): the steps from `from` on are replaced by the message's, the
+   * rest of the rollout taken as it is now; selection, expansion and labels stay (they key by step
+   * index, which an update never shifts). Following, the newest step is revealed; else the
+   * selected (or top) card stays where it is while changed steps above it change height.
+   */
+  private applyUpdate(m: RolloutUpdateMessage): void {
+    const cur = this.rolloutMsg;
+    if (!cur || cur.rollout.id !== m.rolloutId || cur.rolloutIndex !== m.rolloutIndex) return;
+    const old = cur.rollout.steps;
+    if (m.from > old.length) {
+      post({ type: 'resend' }); // an update was lost: the host sends the whole rollout
+      return;
+    }
+    if (!this.follow && m.from < old.length && this.pendingScrollY === null) this.cardAnchor.keepInView(this.selected);
+    const steps = m.from === old.length ? old.concat(m.steps) : old.slice(0, m.from).concat(m.steps);
+    let sliced = cur.sliced;
+    if (m.sliced) sliced = { ...m.sliced, cuts: [...(cur.sliced?.cuts ?? []).filter((c) => c.index < m.from), ...m.sliced.cuts] };
+    this.stepStore.update(m.rolloutIndex, m.rolloutId, m.from, steps.length, m.sliced ? m.sliced.cuts : null);
+    const { rolloutCount: _count, ...rest } = cur;
+    const msg: RolloutMessage = { ...rest, rollout: { ...m.rollout, steps }, summaries: m.summaries, ...(m.rolloutCount !== undefined ? { rolloutCount: m.rolloutCount } : {}), live: m.live, ...(sliced ? { sliced } : {}) };
+    this.view = { kind: 'rollout', msg };
+    if (this.selected !== null && this.selected >= steps.length) this.selected = steps.length ? steps.length - 1 : null;
+    if (this.follow) this.revealEnd();
+    else if (steps.length > old.length) this.unseen += steps.length - old.length;
+    if (sliced) void this.updateComplete.then(() => this.wantRange());
+  }
+
+  /** The end of the list is in view (the page scrolled to its bottom, or the list ends on screen). */
+  private atEnd(): boolean {
+    const doc = document.documentElement;
+    if (window.scrollY + window.innerHeight >= doc.scrollHeight - 4) return true;
+    const count = this.rolloutMsg?.rollout.steps.length ?? 0;
+    const last = count ? this.renderRoot.querySelector<HTMLElement>(`ti-step-card[data-index="${count - 1}"]`) : null;
+    return !!last && last.getBoundingClientRect().bottom <= window.innerHeight;
+  }
+
+  /** Turns Follow on (and goes to the end) or off. */
+  private setFollow(on: boolean): void {
+    if (on === this.follow) {
+      if (on) this.revealEnd();
+      return;
+    }
+    this.follow = on;
+    if (on) {
+      this.unseen = 0;
+      this.revealEnd();
+    }
+    this.persist();
+  }
+
+  /**
+   * Scrolls to the end of the page, so the newest step is in view, and again on the next frames
+   * while the virtualizer measures the cards it renders there (its height is an estimate until
+   * then), until the end holds still for a few frames.
+   */
+  private revealEnd(): void {
+    const token = ++this.endReveal;
+    const run = (tries: number, still: number): void => {
+      if (token !== this.endReveal || !this.follow) return;
+      // The newest card's bottom just above the window's (the page's end, below the list, is padding).
+      const end = Math.max(0, document.documentElement.scrollHeight - window.innerHeight);
+      const count = this.rolloutMsg?.rollout.steps.length ?? 0;
+      const last = count ? this.renderRoot.querySelector<HTMLElement>(`ti-step-card[data-index="${count - 1}"]`) : null;
+      const target = last ? Math.max(0, Math.min(end, Math.round(window.scrollY + last.getBoundingClientRect().bottom - window.innerHeight + 24))) : end;
+      if (Math.abs(window.scrollY - target) > 1) {
+        window.scrollTo(0, target);
+        still = 0;
+      } else still++;
+      this.lastScrollY = window.scrollY;
+      if (tries > 0 && still < 4) requestAnimationFrame(() => run(tries - 1, still));
+    };
+    void this.updateComplete.then(() => requestAnimationFrame(() => run(90, 0)));
   }
 
   /** Asks for the full steps of the cards rendered now and a margin around them (a sliced rollout). */
@@ -902,6 +1081,7 @@ export class TiApp extends LitElement {
       expanded: [...this.expanded].sort((a, b) => a - b),
     };
     if (r && window.scrollY > 0) st.scrollY = Math.round(window.scrollY);
+    if (this.follow) st.follow = true;
     if (r?.sliced && st.scrollY !== undefined) {
       const top = topCard(this.renderRoot);
       if (top) {
@@ -928,6 +1108,11 @@ export class TiApp extends LitElement {
     if (count === 0) return;
     const i = Math.max(0, Math.min(count - 1, index));
     this.stepStore.want(i, i + 1);
+    // Going to the newest step starts Follow; revealing an earlier one stops it (it would be scrolled away).
+    if (block && !fromPlayer && r.live) {
+      if (i === count - 1) this.setFollow(true);
+      else if (this.follow) this.setFollow(false);
+    }
     const changed = i !== this.selected;
     this.selected = i;
     if (block) this.pendingReveal = { index: i, block };
@@ -1504,6 +1689,36 @@ export class TiApp extends LitElement {
     </details>`;
   }
 
+  /** The Follow toggle and how the file is kept up with (reading …%, live, deleted). */
+  private renderLive(l: LiveInfo | undefined): TemplateResult | typeof nothing {
+    if (!l) return nothing;
+    const state =
+      l.state === 'reading'
+        ? `reading ${l.size ? Math.floor((100 * l.bytes) / l.size) : 0}%`
+        : l.state === 'deleted'
+          ? 'file deleted'
+          : l.mode === 'stream'
+            ? 'live'
+            : '';
+    const stateTitle =
+      l.state === 'reading'
+        ? 'The file is large: its first steps are shown, the rest is being read.'
+        : l.state === 'deleted'
+          ? 'The file was deleted: what was read of it stays shown.'
+          : l.mode === 'stream'
+            ? 'New lines appended to the file show here as they are written.'
+            : '';
+    const title = this.follow
+      ? 'Following: the newest step stays in view as the file grows. Click (or scroll up) to stop.'
+      : `Follow: keep the newest step in view as the file grows (also End, or scrolling down to the end).${l.mode === 'reload' ? ' This format is read again from the start when the file changes.' : ''}`;
+    return html`<span class="live">
+      ${state ? html`<span class="live-state state-${l.state}" title=${stateTitle}>${state}</span>` : nothing}
+      <button class="follow-toggle" aria-pressed=${this.follow ? 'true' : 'false'} title=${title} @click=${() => this.setFollow(!this.follow)}>
+        ${this.follow ? 'Following' : 'Follow'}${!this.follow && this.unseen ? html` <span class="unseen">· ${this.unseen} new</span>` : nothing}
+      </button>
+    </span>`;
+  }
+
   private renderPicker(m: RolloutMessage): TemplateResult {
     return html`<div class="picker">
       <span>Rollout</span>
@@ -1632,7 +1847,7 @@ export class TiApp extends LitElement {
         return this.renderError(this.view.msg);
       case 'rollout':
         return html`${this.renderHeader(this.view.msg)}
-          <div class="dock">${this.renderLabelRow(this.view.msg)}${this.renderScores(this.view.msg)}${this.renderReplayBar(this.view.msg)}${this.renderPlayer(this.view.msg)}</div>
+          <div class="dock">${this.renderLive(this.view.msg.live)}${this.renderLabelRow(this.view.msg)}${this.renderScores(this.view.msg)}${this.renderReplayBar(this.view.msg)}${this.renderPlayer(this.view.msg)}</div>
           ${this.renderTimeline(this.view.msg)}${this.renderKeys()}`;
     }
   }

@@ -67,8 +67,8 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
-import { RolloutLoadError } from '../errors';
-import { JsonDoc, type JsonPath } from '../json';
+import { RolloutLoadError, type LocatedIssue } from '../errors';
+import { JsonDoc, type JsonlLine, type JsonPath } from '../json';
 import {
   makeStep,
   unknownOutcome,
@@ -82,7 +82,7 @@ import {
 } from '../model';
 import { IssueCollector, loadRows, rowSource, type RowRef } from './rows';
 import { EDITING_SUBCOMMANDS, parseArguments } from './toolCalls';
-import type { Detection, FormatLoader, LoadInput } from './types';
+import type { Detection, FormatLoader, LoadInput, RecordStream, StreamedRollout, StreamStart } from './types';
 import { contentText, isObject, num, secondsBetween, str } from './util';
 
 const V0_LABEL = 'OpenHands V0 event list';
@@ -627,61 +627,98 @@ function genericMessage(ev: V1Event): string {
 }
 
 /**
- * Builds steps from validated V1 events.
- * @param metrics per-response token counts / costs (V1 `base_state.json` stats or an eval row's `metrics`)
+ * Builds the steps of validated V1 events one event at a time (`add`), so that a JSONL file of
+ * events can be read a part at a time (the loader's RecordStream) with the same result as reading
+ * it whole. Besides appending steps, an event may change an earlier step: an observation joins its
+ * action's step (and sets its duration), a new step ends the previous one's duration; `takeChanged`
+ * says from which step on anything changed since it was last called.
  */
-function buildV1Steps(items: V1Item[], metrics: ResponseMetrics | null): { steps: Step[]; info: BuildInfo } {
-  const info = emptyInfo();
-  const steps: Step[] = [];
-  const stepOfCall = new Map<string, number>();
-  const stepOfEventId = new Map<string, number>();
-  const obsTimes = new Map<number, string>();
-  const seenResponses = new Set<string>();
+class V1StepBuilder {
+  readonly info = emptyInfo();
+  readonly steps: Step[] = [];
+  private readonly stepOfCall = new Map<string, number>();
+  private readonly stepOfEventId = new Map<string, number>();
+  /** Time of the last observation attached to each step. */
+  private readonly obsTimes = new Map<number, string>();
+  private readonly seenResponses = new Set<string>();
+  /** Lowest index of a step changed (or added) since the last takeChanged. */
+  private changed = Infinity;
 
-  const push = (item: V1Item, role: Role, fields: Partial<Step>) => {
-    const step = makeStep(steps.length, role, {
+  /** @param metrics per-response token counts / costs (V1 `base_state.json` stats or an eval row's `metrics`) */
+  constructor(private readonly metrics: ResponseMetrics | null) {}
+
+  /** Index of the first step added or changed since the last call (`steps.length` when none); starts afresh. */
+  takeChanged(): number {
+    const c = Math.min(this.changed, this.steps.length);
+    this.changed = Infinity;
+    return c;
+  }
+
+  private touch(i: number): void {
+    if (i < this.changed) this.changed = i;
+  }
+
+  /** Duration of step `i`: its last observation's time − its time, else the time until the next step. */
+  private setDuration(i: number): void {
+    const s = this.steps[i];
+    const end = this.obsTimes.get(i);
+    let d: number | null | undefined;
+    if (end) d = secondsBetween(s.timestamp, end);
+    else if (i + 1 < this.steps.length) d = secondsBetween(s.timestamp, this.steps[i + 1].timestamp);
+    if (d !== undefined && d !== s.durationSec) {
+      s.durationSec = d;
+      this.touch(i);
+    }
+  }
+
+  private push(item: V1Item, role: Role, fields: Partial<Step>): Step {
+    const step = makeStep(this.steps.length, role, {
       sourceId: item.ev.id,
       timestamp: item.ev.timestamp ?? null,
       range: item.range,
       ...(item.file ? { file: item.file } : {}),
       ...fields,
     });
-    steps.push(step);
-    stepOfEventId.set(item.ev.id, step.index);
+    this.steps.push(step);
+    this.touch(step.index);
+    this.stepOfEventId.set(item.ev.id, step.index);
+    if (step.index > 0) this.setDuration(step.index - 1);
     return step;
-  };
-  const responseFacts = (responseId: string | null) => {
-    if (!responseId) return { first: true, tokens: null, costUsd: null };
-    const first = !seenResponses.has(responseId);
-    seenResponses.add(responseId);
-    if (!first) return { first, tokens: null, costUsd: null };
-    return { first, tokens: metrics?.tokens.get(responseId) ?? null, costUsd: metrics?.cost.get(responseId) ?? null };
-  };
+  }
 
-  for (const item of items) {
+  private responseFacts(responseId: string | null): { first: boolean; tokens: TokenCounts | null; costUsd: number | null } {
+    if (!responseId) return { first: true, tokens: null, costUsd: null };
+    const first = !this.seenResponses.has(responseId);
+    this.seenResponses.add(responseId);
+    if (!first) return { first, tokens: null, costUsd: null };
+    return { first, tokens: this.metrics?.tokens.get(responseId) ?? null, costUsd: this.metrics?.cost.get(responseId) ?? null };
+  }
+
+  /** Takes the next event (in file order). */
+  add(item: V1Item): void {
+    const { info, steps } = this;
     const ev = item.ev;
     const kind = ev.kind;
     if (V1_SKIPPED_KINDS.has(kind)) {
       info.skippedEvents[kind] = (info.skippedEvents[kind] ?? 0) + 1;
-      continue;
+      return;
     }
     if (kind === 'SystemPromptEvent' || isObject(ev.system_prompt)) {
       // Also SystemPromptUpdateEvent (newer SDKs: the tools changed mid-conversation).
-
       const sp = isObject(ev.system_prompt) ? str(ev.system_prompt.text) : null;
       const dyn = isObject(ev.dynamic_context) ? str(ev.dynamic_context.text) : null;
-      push(item, 'system', { message: joinText([sp, dyn]) ?? '' });
-      continue;
+      this.push(item, 'system', { message: joinText([sp, dyn]) ?? '' });
+      return;
     }
     if (kind === 'MessageEvent') {
       const msg = isObject(ev.llm_message) ? ev.llm_message : {};
       const role = roleOf(ev.source, 'user');
       const text = contentText(msg.content ?? '');
-      const r = responseFacts(str(ev.llm_response_id));
+      const r = this.responseFacts(str(ev.llm_response_id));
       const reasoning = r.first ? joinText([str(msg.reasoning_content), textOf(msg.thinking_blocks)]) : null;
       if (role === 'user' && info.firstUserMessage === null) info.firstUserMessage = text;
-      push(item, role, { message: text, reasoning, tokens: r.tokens, costUsd: r.costUsd });
-      continue;
+      this.push(item, role, { message: text, reasoning, tokens: r.tokens, costUsd: r.costUsd });
+      return;
     }
     if (kind === 'ActionEvent') {
       const action = v1Action(ev);
@@ -693,37 +730,46 @@ function buildV1Steps(items: V1Item[], metrics: ResponseMetrics | null): { steps
       } else if (str(a.kind) === 'ThinkAction' || ev.tool_name === 'think') {
         message = str(a.thought) ?? '';
       }
-      const r = responseFacts(str(ev.llm_response_id));
+      const r = this.responseFacts(str(ev.llm_response_id));
       const reasoning = joinText([
         r.first ? str(ev.reasoning_content) : null,
         r.first ? textOf(ev.thinking_blocks) : null,
         textOf(ev.thought),
       ]);
-      const step = push(item, roleOf(ev.source, 'agent'), { message, reasoning, actions: [action], tokens: r.tokens, costUsd: r.costUsd });
-      if (action.callId) stepOfCall.set(action.callId, step.index);
-      continue;
+      const step = this.push(item, roleOf(ev.source, 'agent'), { message, reasoning, actions: [action], tokens: r.tokens, costUsd: r.costUsd });
+      if (action.callId) this.stepOfCall.set(action.callId, step.index);
+      return;
     }
     if (V1_OBSERVATION_KINDS.has(kind)) {
       const { obs, exitWasUnknown } = v1Observation(ev, info);
-      let target = obs.callId ? stepOfCall.get(obs.callId) : undefined;
+      let target = obs.callId ? this.stepOfCall.get(obs.callId) : undefined;
       const actionId = str(ev.action_id);
-      if (target === undefined && actionId) target = stepOfEventId.get(actionId);
+      if (target === undefined && actionId) target = this.stepOfEventId.get(actionId);
       if (target === undefined) {
-        const step = push(item, 'environment', { observations: [obs] });
+        const step = this.push(item, 'environment', { observations: [obs] });
         if (exitWasUnknown) info.exitCodeUnknownSteps.push(step.index);
-        continue;
+        return;
       }
       steps[target].observations.push(obs);
+      this.touch(target);
       if (exitWasUnknown && !info.exitCodeUnknownSteps.includes(target)) info.exitCodeUnknownSteps.push(target);
-      if (ev.timestamp) obsTimes.set(target, ev.timestamp);
-      continue;
+      if (ev.timestamp) this.obsTimes.set(target, ev.timestamp);
+      this.setDuration(target);
+      return;
     }
     // Condensation, ConversationErrorEvent, PauseEvent, InterruptEvent, unknown kinds.
-    push(item, roleOf(ev.source, 'environment'), { message: genericMessage(ev) });
+    this.push(item, roleOf(ev.source, 'environment'), { message: genericMessage(ev) });
   }
+}
 
-  fillDurations(steps, obsTimes);
-  return { steps, info };
+/**
+ * Builds steps from validated V1 events (all at once; see V1StepBuilder).
+ * @param metrics per-response token counts / costs (V1 `base_state.json` stats or an eval row's `metrics`)
+ */
+function buildV1Steps(items: V1Item[], metrics: ResponseMetrics | null): { steps: Step[]; info: BuildInfo } {
+  const b = new V1StepBuilder(metrics);
+  for (const item of items) b.add(item);
+  return { steps: b.steps, info: b.info };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -935,6 +981,11 @@ async function loadV1Folder(input: LoadInput): Promise<{ items: V1Item[]; base: 
 
 function v1Rollout(input: LoadInput, items: V1Item[], base: Record<string, unknown> | null, extraMeta: Record<string, unknown>): Rollout {
   const { steps, info } = buildV1Steps(items, baseStateMetrics(base));
+  return v1RolloutOf(input.path, steps, info, items.length, base, extraMeta);
+}
+
+/** The rollout of a V1 conversation from its steps and what was gathered building them. */
+function v1RolloutOf(file: string, steps: Step[], info: BuildInfo, eventCount: number, base: Record<string, unknown> | null, extraMeta: Record<string, unknown>): Rollout {
   const agent = base && isObject(base.agent) ? base.agent : null;
   const llm = agent && isObject(agent.llm) ? agent.llm : null;
   const ws = base && isObject(base.workspace) ? base.workspace : null;
@@ -948,18 +999,61 @@ function v1Rollout(input: LoadInput, items: V1Item[], base: Record<string, unkno
   const totalCost = stats ? Object.values(stats).reduce<number | null>((s, v) => (isObject(v) && num(v.accumulated_cost) !== null ? (s ?? 0) + (v.accumulated_cost as number) : s), null) : null;
   if (totalCost !== null) info.totalCostUsd = totalCost;
   return {
-    id: (base && str(base.id)) ?? `${input.path}#0`,
+    id: (base && str(base.id)) ?? `${file}#0`,
     format: 'openhands-v1',
     schemaVersion: null,
-    source: { path: input.path, range: null, line: null },
+    source: { path: file, range: null, line: null },
     task: { id: null, instruction: info.firstUserMessage },
     agent: { name: 'OpenHands', version: null, model: llm ? str(llm.model) : null },
     environment: { image: null, workdir: (ws && str(ws.working_dir)) ?? info.workdir },
     outcome,
     groupId: null,
     steps,
-    metadata: metadataOf(info, items.length, extraMeta),
+    metadata: metadataOf(info, eventCount, extraMeta),
   };
+}
+
+/** A copy of the facts gathered so far that the builder's later events do not change. */
+function copyInfo(info: BuildInfo): BuildInfo {
+  return { ...info, exitCodeUnknownSteps: [...info.exitCodeUnknownSteps], skippedEvents: { ...info.skippedEvents }, agentStates: [...info.agentStates] };
+}
+
+/**
+ * The incremental reader of a V1 events JSONL file (RecordStream): each pushed line is parsed,
+ * validated and added to the steps at once; a line that is not JSON or not a V1 event becomes a
+ * located issue and is left out. `load` of a JSONL file is this stream fed every line.
+ */
+class V1EventStream implements RecordStream {
+  readonly issues: LocatedIssue[] = [];
+  private readonly builder = new V1StepBuilder(null);
+  private events = 0;
+
+  constructor(private readonly start: StreamStart) {}
+
+  push(lines: readonly JsonlLine[]): void {
+    for (const line of lines) {
+      const c = new IssueCollector();
+      const doc = c.run(() => this.start.parseLine(line));
+      const ev = doc ? validateV1Event(doc, [], c, V1_LABEL) : undefined;
+      if (doc && ev) {
+        this.builder.add({ ev, range: doc.valueRange() });
+        this.events++;
+      }
+      this.issues.push(...c.issues);
+    }
+  }
+
+  /** Events read so far. */
+  get eventCount(): number {
+    return this.events;
+  }
+
+  snapshot(): StreamedRollout[] {
+    const changedFrom = this.builder.takeChanged();
+    // A copy of the list: the builder goes on appending to its own.
+    const rollout = v1RolloutOf(this.start.path, this.builder.steps.slice(), copyInfo(this.builder.info), this.events, null, { layout: 'jsonl' });
+    return [{ rollout, changedFrom }];
+  }
 }
 
 /**
@@ -974,18 +1068,17 @@ export const openHandsV1Loader: FormatLoader = {
   id: 'openhands-v1',
   label: V1_LABEL,
   detect: v1Detect,
+  stream: (start) => new V1EventStream(start),
   async load(input: LoadInput): Promise<Rollout[]> {
     const issues = new IssueCollector();
     if (input.lines) {
-      const items: V1Item[] = [];
-      for (const line of input.lines) {
-        const doc = issues.run(() => input.parseLine(line));
-        if (!doc) continue;
-        const ev = validateV1Event(doc, [], issues, V1_LABEL);
-        if (ev) items.push({ ev, range: doc.rangeOf([]) });
-      }
-      if (issues.issues.length) throw new RolloutLoadError(input.path, V1_LABEL, issues.issues);
-      return [v1Rollout(input, items, null, { layout: 'jsonl' })];
+      // The stream fed every line: bad lines are located warnings (input.issues), the rest is read;
+      // a file without a single V1 event fails with them.
+      const stream = new V1EventStream({ path: input.path, files: input.files, parseLine: input.parseLine });
+      stream.push(input.lines);
+      if (stream.eventCount === 0) throw new RolloutLoadError(input.path, V1_LABEL, stream.issues.length ? [...stream.issues] : [{ file: input.path, line: 1, column: 1, pointer: null, expected: 'a V1 event', found: 'no events' }]);
+      if (stream.issues.length) (input.issues ??= []).push(...stream.issues);
+      return stream.snapshot().map((s) => s.rollout);
     }
     const doc = input.doc;
     if (doc && Array.isArray(doc.value)) {

@@ -108,6 +108,11 @@ export interface RecordStream {
   push(lines: readonly JsonlLine[]): void;
   /** The file has no more lines for now: a held-back partial line was pushed as is (a truncated write). */
   end?(): void;
+  /**
+   * Waits for asynchronous work the pushed lines started (a linked folder being listed: Claude Code
+   * subagent transcripts), so that the next snapshot holds its result. Absent: nothing to wait for.
+   */
+  settle?(): Promise<void>;
   /** The rollouts as of the lines pushed so far (the session's main rollout first), with what changed. */
   snapshot(): StreamedRollout[];
   /** Located problems of the lines pushed so far (bad lines, unknown records, results without calls). */

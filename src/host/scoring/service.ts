@@ -240,6 +240,31 @@ export class ScoringService implements vscode.Disposable {
     if (dropped) this.fire(file);
   }
 
+  /**
+   * Rollouts of a followed file changed by their last steps (live follow, issue 13): `changedFrom`
+   * maps a rollout id to its first new or changed step. The scores of the steps before it are kept
+   * (those steps did not change), the later ones dropped, and the rollout's scores no longer claim
+   * to be of its whole content (Score again scores it as it is now); no scoring starts by itself.
+   */
+  rolloutsChanged(file: string, rollouts: Rollout[], changedFrom: ReadonlyMap<string, number>): void {
+    const e = this.files.get(key(file));
+    if (!e) return;
+    e.rollouts = rollouts;
+    let dropped = false;
+    for (const [id, from] of changedFrom) {
+      const st = e.scores.get(id);
+      if (!st || st.state === 'scoring') continue;
+      for (const i of [...st.steps.keys()]) {
+        if (i >= from) {
+          st.steps.delete(i);
+          dropped = true;
+        }
+      }
+      st.hash = '';
+    }
+    if (dropped) this.fire(file);
+  }
+
   /** The rollouts and scores known for a file, or undefined. */
   entry(file: string): { rollouts: Rollout[]; scores: ReadonlyMap<string, RolloutScoreState> } | undefined {
     return this.files.get(key(file));

@@ -545,10 +545,24 @@ describe('formats/openhands V1 events', () => {
     assert.match(good[6], /"source":"user"/);
     good[6] = good[6].replace('"source":"user"', '"source":5');
     const jsonl = good.join('\n');
-    await assert.rejects(loadFile(write(tmpDir(), 'events.jsonl', jsonl)), (e: unknown) => {
+    // JSONL (a session being written may end in a cut-off line): the bad lines are located
+    // warnings, the other events are read.
+    const loaded = await loadFile(write(tmpDir(), 'events.jsonl', jsonl));
+    assert.deepEqual(loaded.issues?.map((x) => x.line), [4, 7]);
+    assert.equal(loaded.issues?.[1].pointer, '/source');
+    const all = v1Events().map((e) => e.value);
+    assert.deepEqual(
+      loaded.rollouts[0].steps.map((s) => s.sourceId),
+      (await loadOne(first())).steps.map((s) => s.sourceId).filter((id) => id !== all[3].id && id !== all[6].id),
+    );
+    // Not one V1 event: the file fails with every line located.
+    const none = v1Events()
+      .slice(1, 4)
+      .map((e) => JSON.stringify({ ...e.value, source: 5 }))
+      .join('\n');
+    await assert.rejects(loadFile(write(tmpDir(), 'events.jsonl', none)), (e: unknown) => {
       assert.ok(e instanceof RolloutLoadError);
-      assert.deepEqual(e.issues.map((x) => x.line), [4, 7]);
-      assert.equal(e.issues[1].pointer, '/source');
+      assert.deepEqual(e.issues.map((x) => [x.line, x.pointer]), [[1, '/source'], [2, '/source'], [3, '/source']]);
       return true;
     });
   });
