@@ -253,8 +253,14 @@ export function viewPane(page: () => Page, title: RegExp): ViewPane {
       await header.waitFor({ state: 'visible', timeout: 60_000 }).catch(() => {
         throw new Error(`no section ${title} in the Trajectory Inspector side bar (is the view contributed and the extension activated?)`);
       });
-      // Click the title end of a header: its middle holds the view's action buttons.
-      if ((await header.getAttribute('aria-expanded')) === 'false') await header.click({ position: { x: 24, y: 10 } });
+      // Click the title end of a header: its middle holds the view's action buttons. A command that
+      // reveals the view (Search Rollouts…) may expand it at the same moment: check again after a
+      // while, so the click that raced it does not leave it folded.
+      for (let tries = 0; tries < 4; tries++) {
+        if ((await header.getAttribute('aria-expanded')) === 'false') await header.click({ position: { x: 24, y: 10 } });
+        await page().waitForTimeout(300);
+        if ((await header.getAttribute('aria-expanded')) === 'true') break;
+      }
       if (!o.alone) return;
       const headers = p.sidebar().locator('.pane-header');
       for (let i = 0; i < (await headers.count()); i++) {

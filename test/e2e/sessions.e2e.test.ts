@@ -6,10 +6,14 @@
  * project: not listed), and a subagent transcript sits in its session's subagents/ folder (not a
  * session). The view must list the six sessions newest first with their titles, fill in their
  * counts, pick up a session written while it is open (the file watcher on a root outside the
- * workspace), and open a clicked session in the timeline editor.
+ * workspace), open a clicked session in the timeline editor with the loader's steps, open the
+ * subagent from the step that started it (and link back), show lines appended to an open session
+ * while Follow is on, and let Search Rollouts find a session's command.
  *
  * Screenshots: .test-artifacts/e2e/sessions.png (the list with counts), sessions-new.png (after a
- * session was written), sessions-open.png (a session opened from the list).
+ * session was written), sessions-open.png (a session opened from the list), sessions-subagent-link.png
+ * and sessions-subagent.png (the parent step's link, the subagent beside it), sessions-follow.png
+ * (an appended turn shown while following), sessions-search.png (a hit in a session).
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -23,6 +27,8 @@ import { loadFile } from '../../src/core/load';
 import type { Rollout } from '../../src/core/model';
 
 const SID = '258c7280-ae70-4798-800f-63464d01a85d';
+/** The short Claude Code session (2.1.38): the one the follow test appends to. */
+const SHORT = '55604662-cf2a-4331-851a-ec234028f8ca';
 
 /** The titles the six sessions recorded (first requests; the Codex Desktop ones were redacted by their publisher), newest first. */
 const TITLES = [
@@ -193,6 +199,43 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
     await back.waitFor({ state: 'visible', timeout: 10_000 });
     assert.match(await back.innerText(), /^↑ parent: /);
     await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-subagent.png') });
+  });
+
+  it('lines appended to an open session appear while Follow is on (the newest step in view)', async () => {
+    const file = path.join(home, '.claude', 'projects', claudeProjectDirName(workspace), `${SHORT}.jsonl`);
+    const recs = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const before = (await loadFile(file)).rollouts[0].steps.length;
+    await sessions.row('mix phx.server doesnt seem to start').click();
+    const tl = await timelineOf(before);
+    await tl.locator('button.follow-toggle').click();
+    await tl.locator('button.follow-toggle[aria-pressed="true"]').waitFor({ timeout: 10_000 });
+    // The session goes on: the user asks again, the agent runs a command, its result comes back —
+    // records shaped as the session's own (its last user and assistant records, new ids).
+    const lastUser = [...recs].reverse().find((r) => r.type === 'user' && typeof r.message?.content === 'string');
+    const lastAssistant = [...recs].reverse().find((r) => r.type === 'assistant');
+    let parent = recs[recs.length - 1].uuid;
+    const rec = (base: any, extra: any) => {
+      const r = { ...base, ...extra, uuid: `e2e-${Math.random().toString(16).slice(2)}`, parentUuid: parent, timestamp: new Date().toISOString() };
+      parent = r.uuid;
+      return JSON.stringify(r) + '\n';
+    };
+    const ask = rec(lastUser, { message: { role: 'user', content: 'e2e: and now?' } });
+    const call = rec(lastAssistant, {
+      message: { ...lastAssistant.message, id: 'msg_e2e_follow', content: [{ type: 'tool_use', id: 'toolu_e2e_follow', name: 'Bash', input: { command: 'echo followed-by-e2e' } }] },
+    });
+    const result = rec(lastUser, { message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_e2e_follow', content: 'followed-by-e2e' }] } });
+    const written = Date.now();
+    fs.appendFileSync(file, ask + call);
+    fs.appendFileSync(file, result);
+    const after = await loadFile(file);
+    assert.equal(after.rollouts[0].steps.length, before + 2, 'the loader reads the appended turn as two steps');
+    await timelineOf(before + 2);
+    console.log(`      the appended step showed ${((Date.now() - written) / 1000).toFixed(1)} s after it was written`);
+    const card = tl.locator(`.step-card[data-index="${before + 1}"]`);
+    await card.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.equal(await card.locator('.action-command.shell').innerText(), 'echo followed-by-e2e');
+    await waitUntil(async () => (await card.locator('pre.output').allInnerTexts()).join('').includes('followed-by-e2e'), 30_000, async () => 'the result of the appended call did not join its step');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-follow.png') });
   });
 
   it('Search Rollouts finds a command of a session recorded in the workspace and opens its step', async () => {
