@@ -34,7 +34,7 @@ import { convertedLink } from './formats/harborLayout';
 import type { RolloutLink } from './model';
 import type { FileAccess, FormatLoader, RecordStream } from './formats/types';
 import { JsonDoc, LineIndex, splitJsonl, type JsonlLine } from './json';
-import { makeInput, MAX_FILE_BYTES, type LoadedFile } from './load';
+import { cutLastLineIssue, makeInput, MAX_FILE_BYTES, type LoadedFile } from './load';
 import { nodeFiles } from './nodeFiles';
 
 /** The bytes of a file could not be read as UTF-8 text (an invalid sequence or a NUL byte): a full load reports where. */
@@ -482,7 +482,9 @@ export class JsonlFollower {
     const link = this.converted;
     if (link) for (const r of before) if (!r.links?.some((l) => l.relation === 'converted')) (r.links ??= []).push(link);
     this.loaded.schemaVersion = before[0]?.schemaVersion ?? null;
-    const issues: LocatedIssue[] = [...this.stream.issues];
+    // A tail taken as a cut-off write is a warning, as in a full load of the same bytes (load.ts).
+    const cut = this.tailPushed?.ended ? this.tailPushed.line : null;
+    const issues: LocatedIssue[] = this.stream.issues.map((i) => (i.line === cut ? cutLastLineIssue(i) : i));
     const t = this.tailPushed ? null : this.reader.tail();
     if (t) {
       issues.push({

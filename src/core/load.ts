@@ -186,11 +186,13 @@ function parsesAlone(text: string): boolean {
 function markCutLastLine(input: LoadInput, issues: LocatedIssue[]): LocatedIssue[] {
   const last = input.lines?.[input.lines.length - 1];
   if (!last || input.text.endsWith('\n')) return issues;
-  return issues.map((i) =>
-    i.line === last.line && i.severity !== 'warning'
-      ? { ...i, severity: 'warning' as const, found: /cut off/.test(i.found) ? i.found : `${i.found} — the last line is incomplete (the session may still be being written)` }
-      : i,
-  );
+  return issues.map((i) => (i.line === last.line ? cutLastLineIssue(i) : i));
+}
+
+/** An issue of a session's incomplete last line (no line break after it) as the warning it is: the session may still be being written. */
+export function cutLastLineIssue(i: LocatedIssue): LocatedIssue {
+  if (i.severity === 'warning') return i;
+  return { ...i, severity: 'warning', found: /cut off/.test(i.found) ? i.found : `${i.found} — the last line is incomplete (the session may still be being written)` };
 }
 
 /** True for bytes that start a ZIP archive (`PK\x03\x04`; Inspect AI `.eval` logs). */

@@ -112,6 +112,12 @@ async function goToStep(timelines: TimelineEditorProvider, index?: unknown): Pro
 async function openWithTimeline(uri?: unknown): Promise<void> {
   let target = uri instanceof vscode.Uri ? uri : undefined;
   target ??= vscode.window.activeTextEditor?.document.uri;
+  // Run as the command that activates the extension, the active editor may not be known to it yet:
+  // the active tab is (a text tab, or a custom editor's).
+  if (!target) {
+    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    if (input instanceof vscode.TabInputText || input instanceof vscode.TabInputCustom) target = input.uri;
+  }
   if (!target) {
     const picked = await vscode.window.showOpenDialog({
       canSelectMany: false,

@@ -123,10 +123,9 @@ describe('e2e: live follow of a session being written', function () {
   });
 
   it("the Rollouts view shows the followed file's step count as it grows", async () => {
-    const { sidebar, row, rowsText } = rolloutsPane(() => page);
-    const header = sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first();
-    await header.waitFor({ state: 'visible', timeout: 60_000 });
-    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    const { row, rowsText, open } = rolloutsPane(() => page);
+    // The Rollouts view sits in the extension's own side bar container.
+    await open();
     const description = async () => (await row('agent-rollouts.jsonl').locator('.label-description').first().innerText().catch(() => '')).trim();
     const expect = async (n: number) =>
       waitUntil(async () => (await description()).startsWith(`${n} steps`), 30_000, async () => `the Rollouts view does not say ${n} steps: ${await rowsText()}`);
