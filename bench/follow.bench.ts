@@ -369,6 +369,7 @@ async function appendRuns(s: Subject, F: Figures, open: () => Promise<Page>): Pr
   const host: SliceHost = await serveSlices(page, f.loaded.rollouts[0]);
   await showIn(page, first);
   while (!f.caughtUp) await f.read({ maxBytes: 8 * MiB });
+  console.log(`${s.key}: following ${copy}: ${f.loaded.rollouts[0].steps.length} steps, ${f.loaded.issues?.length ?? 0} warnings`);
   let sent = f.loaded.rollouts[0].steps.length;
   host.rollout = f.loaded.rollouts[0];
   const caught = rolloutUpdateMessage(f.loaded, 0, 0, slices.update(f.loaded.rollouts[0], 0), live(f));

@@ -245,10 +245,17 @@ export function claudeCodeAppend(copies: number, k: number): AppendTurn {
   return { call, result, snippet: snippetOf(text) };
 }
 
-/** A short distinctive piece of the first non-blank line of a result (what its card shows). */
+/**
+ * A short distinctive piece of the first line of a result with 8 characters or more between its
+ * ANSI escapes (the card shows the text without them): that run of text, at most 40 characters.
+ */
 function snippetOf(text: string): string {
-  const line = text.split('\n').find((l) => l.trim().length >= 8) ?? text;
-  return line.trim().slice(0, 40);
+  const runs = (l: string) => l.split(/\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x1f]/).map((r) => r.trim());
+  for (const l of text.split('\n')) {
+    const best = runs(l).sort((a, b) => b.length - a.length)[0] ?? '';
+    if (best.length >= 8) return best.slice(0, 40);
+  }
+  return text.trim().slice(0, 40);
 }
 
 // ------------------------------------------------------------------------------------- Codex CLI
