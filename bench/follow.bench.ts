@@ -103,7 +103,7 @@ function subjects(): Subject[] {
       key: 'codex-cli',
       title: 'Codex CLI',
       gen: cx,
-      made: `the census rollouts \`${path.basename(CODEX_ROLLOUT).slice(0, 30)}…\` (Codex Desktop 0.104, texts redacted to markers) and \`${path.basename(CODEX_VIBE)}\` (CLI 0.39) in turn, ${cx.copies}× each, one \`session_meta\``,
+      made: `the census rollouts \`${path.basename(CODEX_ROLLOUT).slice(0, 30)}…\` (Codex Desktop 0.104, texts redacted to markers, so its records are short: ${fmt(cx.lines / (cx.size / 1024), 1)} lines per KiB in the file) and \`${path.basename(CODEX_VIBE)}\` (CLI 0.39) in turn, ${cx.copies}× each, one \`session_meta\`; the warnings are the census file's two \`patch_apply_end\` events without their call, in each copy`,
       turn: (k) => codexAppend(cx.copies, k),
       beside: [],
     },
@@ -203,12 +203,14 @@ interface Figures {
   /** Set when the newest step's card could not be shown in the page (the list as it was then). */
   unreachable?: { step: number; listHeight: number; scrollHeight: number; scrollY: number; rendered: [number, number]; error: string } | null;
   steps: number;
+  /** Located warnings of the followed file read to its end. */
+  warnings: number;
   fullMessageMB: number;
   snapshot?: { big: number[]; small: number[]; smallFile: string };
   memory?: Record<string, { heapMB: number; rssMB: number; peakRssMB: number; baseRssMB: number; steps: number }>;
 }
 
-const newFigures = (): Figures => ({ prog: [], worker: [], inThread: [], catchUp: [], workerBlock: [], appends: [], steps: 0, fullMessageMB: 0 });
+const newFigures = (): Figures => ({ prog: [], worker: [], inThread: [], catchUp: [], workerBlock: [], appends: [], steps: 0, warnings: 0, fullMessageMB: 0 });
 
 async function main(): Promise<void> {
   const only = process.env.FOLLOW_ONLY?.split(',');
@@ -369,7 +371,8 @@ async function appendRuns(s: Subject, F: Figures, open: () => Promise<Page>): Pr
   const host: SliceHost = await serveSlices(page, f.loaded.rollouts[0]);
   await showIn(page, first);
   while (!f.caughtUp) await f.read({ maxBytes: 8 * MiB });
-  console.log(`${s.key}: following ${copy}: ${f.loaded.rollouts[0].steps.length} steps, ${f.loaded.issues?.length ?? 0} warnings`);
+  F.warnings = f.loaded.issues?.length ?? 0;
+  console.log(`${s.key}: following ${copy}: ${f.loaded.rollouts[0].steps.length} steps, ${F.warnings} warnings`);
   let sent = f.loaded.rollouts[0].steps.length;
   host.rollout = f.loaded.rollouts[0];
   const caught = rolloutUpdateMessage(f.loaded, 0, 0, slices.update(f.loaded.rollouts[0], 0), live(f));
@@ -525,7 +528,7 @@ function report(subs: Subject[], figs: Map<string, Figures>, atifSize: number, r
     memRows.push(`| ${s.title} | ${fmt(m.open.baseRssMB, 0)} MB | ${mc('open')} (${m.open.steps} steps) | ${mc('caught-up')} | ${mc('worker')} | ${mc('in-thread')} |`);
   }
   const inputs = subs
-    .map((s) => `- **${s.title}**: \`${path.relative(REPO_ROOT, s.gen.file)}\`, ${fmt(s.gen.size / MiB, 1)} MiB, ${s.gen.lines.toLocaleString('en-US')} lines, ${figs.get(s.key)!.steps.toLocaleString('en-US')} steps — ${s.made}.`)
+    .map((s) => `- **${s.title}**: \`${path.relative(REPO_ROOT, s.gen.file)}\`, ${fmt(s.gen.size / MiB, 1)} MiB, ${s.gen.lines.toLocaleString('en-US')} lines, ${figs.get(s.key)!.steps.toLocaleString('en-US')} steps, ${figs.get(s.key)!.warnings} warnings — ${s.made}.`)
     .join('\n');
   const snaps = subs
     .filter((s) => figs.get(s.key)!.snapshot)
@@ -586,6 +589,10 @@ ${e2e.ms.join(', ')} ms (median ${med(e2e.ms)} ms).` : 'End to end in code-serve
 the work since the previous one, not the whole file): \`snapshot()\` of the loader's stream inside JsonlFollower, the file read to
 its end, then the first line of a real turn appended and read (10 turns):
 ${snaps}
+
+Each snapshot builds the new or changed steps only; what still grows with the session is the fresh steps array it hands out
+(a copy of the step references, ~0.2 ms at 36,000 steps) and, for Claude Code, the pending queued messages and the subagent
+files listed.
 
 **(d) Memory of the host**, each figure in a fresh Node process (bench/followMemory.ts; tsx and the modules loaded: the
 baseline RSS): the host thread's heap after a full GC less the baseline / the process's RSS after it (worker threads included) /
