@@ -478,6 +478,8 @@ export class ClaudeCodeStream implements RecordStream {
   private readonly userTexts = new Set<string>();
   /** Calls whose subagent is named by a progress record or meta file before the call is seen. */
   private readonly agentIdByCall = new Map<string, { agentId: string; line: number | null }>();
+  /** `agent-<id>.jsonl` of every agent a call of this file is tied to (kept as they are learnt: a snapshot does not walk every call). */
+  private readonly linkedAgentFiles = new Set<string>();
   private readonly meta = new Map<string, AgentMeta>();
   private readonly pendingPrompts: CallInfo[] = [];
 
@@ -641,6 +643,7 @@ export class ClaudeCodeStream implements RecordStream {
       const c = r.calls.get(callId);
       if (c && c.agentId === null) {
         c.agentId = agentId;
+        this.linkedAgentFiles.add(`agent-${agentId}.jsonl`);
         c.agentIdLine = line ?? c.line;
         c.listGen = this.listStarted;
         if (!this.subNames?.has(`agent-${agentId}.jsonl`) && !this.sibNames?.has(`agent-${agentId}.jsonl`)) this.startListing();
@@ -1203,9 +1206,7 @@ export class ClaudeCodeStream implements RecordStream {
       const pending = this.queued.filter((q) => !this.userTexts.has(q.content.trim()) && !q.content.trimStart().startsWith('<task-notification>'));
       if (pending.length) metadata.queuedMessages = pending;
       if (this.repeated.length) metadata.repeatedRecords = this.repeated;
-      const linked = new Set<string>();
-      for (const s of this.rollouts()) for (const c of s.calls.values()) if (c.agentId) linked.add(`agent-${c.agentId}.jsonl`);
-      const unlinked = [...(this.subNames ?? [])].filter((n) => AGENT_FILE.test(n) && !linked.has(n)).sort();
+      const unlinked = [...(this.subNames ?? [])].filter((n) => AGENT_FILE.test(n) && !this.linkedAgentFiles.has(n)).sort();
       if (unlinked.length && !this.inSubagentsDir) metadata.unlinkedSubagents = unlinked.map((n) => path.join(this.subagentsDir, n));
       if (this.issues.length) metadata.warnings = this.issues.map(formatIssue);
     }

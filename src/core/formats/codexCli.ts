@@ -507,6 +507,9 @@ class CodexReducer implements SessionStream {
   private readonly unknownEvents: Record<string, number> = {};
   private readonly skippedItems: Record<string, number> = {};
   private readonly callDurations: Record<string, number> = {};
+  /** The copy of `callDurations` the snapshots hand out, made again only after a duration was added (null: none yet). */
+  private shownDurations: Record<string, number> | null = null;
+  private durationsChanged = false;
   private extraSessionMeta = 0;
 
   constructor(private readonly start: StreamStart) {}
@@ -936,7 +939,10 @@ class CodexReducer implements SessionStream {
 
   private output(callId: string, out: CodexOutput, rec: Rec): void {
     this.close();
-    if (out.durationSec !== null) this.callDurations[callId] = out.durationSec;
+    if (out.durationSec !== null) {
+      this.callDurations[callId] = out.durationSec;
+      this.durationsChanged = true;
+    }
     const obs = observationOf(callId, out);
     const ref = this.calls.get(callId);
     if (!ref) {
@@ -1127,9 +1133,20 @@ class CodexReducer implements SessionStream {
     return step;
   }
 
+  /**
+   * The first confirmed user request (with `user_message` events), else the first user step. The
+   * loop stops at it (near the start of a session): a snapshot does not walk every step again.
+   */
   private instruction(): string | null {
-    const users = this.steps.filter((d) => d.kind === 'user' && d.actions.length === 0);
-    const first = (this.sawUserEvents ? users.find((d) => d.paired) : undefined) ?? users[0];
+    let first: Draft | null = null;
+    for (const d of this.steps) {
+      if (d.kind !== 'user' || d.actions.length !== 0) continue;
+      if (!this.sawUserEvents || d.paired) {
+        first = d;
+        break;
+      }
+      first ??= d;
+    }
     return first ? userRequestText(first.parts.map((p) => p.text).join('\n\n')) : null;
   }
 
@@ -1154,7 +1171,11 @@ class CodexReducer implements SessionStream {
     metadata.turnContexts = this.turnContexts;
     if (this.totalUsage) metadata.totalTokenUsage = this.totalUsage;
     if (this.contextWindow !== null) metadata.modelContextWindow = this.contextWindow;
-    if (Object.keys(this.callDurations).length) metadata.callDurations = { ...this.callDurations };
+    if (this.durationsChanged) {
+      this.shownDurations = { ...this.callDurations };
+      this.durationsChanged = false;
+    }
+    if (this.shownDurations) metadata.callDurations = this.shownDurations;
     if (Object.keys(this.skippedEvents).length) metadata.skippedEvents = { ...this.skippedEvents };
     if (Object.keys(this.unknownEvents).length) metadata.unknownEvents = { ...this.unknownEvents };
     if (Object.keys(this.skippedItems).length) metadata.skippedItems = { ...this.skippedItems };

@@ -359,13 +359,24 @@ describe('formats/codexCli — stream', () => {
     assert.equal(after.rollout.steps.length, before.rollout.steps.length);
     assert.equal(after.rollout.steps[lastIndex].observations[0].exitCode, 0);
     for (let i = 0; i < lastIndex; i++) assert.equal(after.rollout.steps[i], before.rollout.steps[i]);
+    // The call durations of the outputs read (metadata.duration_seconds), an earlier snapshot's left as they were.
+    assert.deepEqual(before.rollout.metadata.callDurations, { call_pEqHamKTEvL6ofrtlsNEi8dt: 0 });
+    assert.deepEqual(after.rollout.metadata.callDurations, { call_pEqHamKTEvL6ofrtlsNEi8dt: 0, call_C2kTMOt95gLNlsiRFiI8qUSh: 0 });
     // Nothing new: the next snapshot changes nothing.
-    assert.equal(stream.snapshot()[0].changedFrom, after.rollout.steps.length);
+    const same = stream.snapshot()[0];
+    assert.equal(same.changedFrom, after.rollout.steps.length);
+    assert.deepEqual(same.rollout.metadata.callDurations, after.rollout.metadata.callDurations);
     // A new model response appends steps from the end.
     stream.push([lines[at + 1], lines[at + 2], lines[at + 3]]);
     const next = stream.snapshot()[0];
     assert.equal(next.changedFrom, after.rollout.steps.length);
     assert.equal(next.rollout.steps.at(-1)!.message, 'Next, I’ll read `.python-version`, search the repo for any hardcoded Python version strings, and then update versions.');
+    assert.equal(next.rollout.task.instruction, after.rollout.task.instruction);
+    assert.match(next.rollout.task.instruction ?? '', /^幫我檢查一下 go\.mod/);
+    // Its output adds its duration; the snapshots before keep theirs.
+    stream.push(lines.slice(at + 4).filter((l) => l.text.includes('call_ERiTWwvw3YkUekcDyl45F4lU')));
+    assert.deepEqual(Object.keys(stream.snapshot()[0].rollout.metadata.callDurations as object), ['call_pEqHamKTEvL6ofrtlsNEi8dt', 'call_C2kTMOt95gLNlsiRFiI8qUSh', 'call_ERiTWwvw3YkUekcDyl45F4lU']);
+    assert.deepEqual(Object.keys(next.rollout.metadata.callDurations as object), ['call_pEqHamKTEvL6ofrtlsNEi8dt', 'call_C2kTMOt95gLNlsiRFiI8qUSh']);
   });
 });
 
