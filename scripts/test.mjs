@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: every tier, in order, even when an earlier one fails (so one run shows all failures):
-//   typecheck → build → unit (mocha, .mocharc.json) → webview (test/webview, Chromium)
+//   typecheck → build → unit (mocha, .mocharc.json) → hostile (test/hostile: untrusted input of any
+//   size, each case under a time and heap watchdog) → webview (test/webview, Chromium)
 //   → e2e (packaged .vsix in code-server + Chromium).
 // The webview and e2e tiers install Chromium/code-server when missing (scripts/setup-test-env.sh)
 // and fail, never skip, when they cannot; before the unit tier (whose integration tests replay in
@@ -14,6 +15,7 @@ const TIERS = [
   { name: 'typecheck', script: 'typecheck' },
   { name: 'build', script: 'build' },
   { name: 'unit', script: 'test:unit' },
+  { name: 'hostile', script: 'test:hostile' },
   { name: 'webview', script: 'test:webview' },
   { name: 'e2e', script: 'test:e2e' },
 ];
