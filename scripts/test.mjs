@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: every tier, in order, even when an earlier one fails (so one run shows all failures):
-//   typecheck → build → unit (mocha, .mocharc.json) → hostile (test/hostile: untrusted input of any
+//   lint (eslint.config.mjs: layers, no import cycles) → typecheck → build → unit (mocha, .mocharc.json) → hostile (test/hostile: untrusted input of any
 //   size, each case under a time and heap watchdog) → webview (test/webview, Chromium)
 //   → e2e (packaged .vsix in code-server + Chromium).
 // The webview and e2e tiers install Chromium/code-server when missing (scripts/setup-test-env.sh)
@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { REPO_ROOT, ensureUnitEnv } from './lib/test-env.mjs';
 
 const TIERS = [
+  { name: 'lint', script: 'lint' },
   { name: 'typecheck', script: 'typecheck' },
   { name: 'build', script: 'build' },
   { name: 'unit', script: 'test:unit' },

@@ -1,5 +1,5 @@
 /** Small text formatters for the timeline (pure). */
-import type { Action, Observation, Step } from '../src/core/model';
+import type { Action, Observation, Step } from '../src/shared/model';
 
 /** `850 ms`, `2.1 s`, `3m 05s`, `1h 02m`. */
 export function formatDuration(sec: number): string {

@@ -4,7 +4,7 @@
  * (`mine`, editable) and the others' (shown beside them), and overlays the changes it has sent but
  * the host has not answered yet, so a key's effect shows at once and `Enter` knows the step is done.
  */
-import type { CurrentLabel, LabelValue } from '../src/core/labels/api';
+import type { CurrentLabel, LabelValue } from '../src/shared/model';
 import type { LabelChangeView, LabelsMessage } from '../src/shared/protocol';
 
 /** One label as a card shows it. */

@@ -9,7 +9,7 @@
  *
  * A step the head left whole (nothing long) needs no request: `full` returns its head.
  */
-import type { Step } from '../src/core/model';
+import type { Step } from '../src/shared/model';
 import type { CutField, RolloutMessage, StepSliceMessage, StepsMessage } from '../src/shared/protocol';
 import { MAX_SLICE_STEPS } from '../src/shared/protocol';
 import { countLines, INITIAL_STEPS, stepChars } from '../src/shared/stepHeads';

@@ -30,8 +30,8 @@
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
 import { virtualize, virtualizerRef } from '@lit-labs/virtualizer/virtualize.js';
-import type { Rollout, Step } from '../../src/core/model';
-import type { CurrentLabel, LabelValue } from '../../src/core/labels/api';
+import type { Rollout, Step } from '../../src/shared/model';
+import type { CurrentLabel, LabelValue } from '../../src/shared/model';
 import {
   PLAYER_SPEEDS,
   type CastMessage,

@@ -11,7 +11,7 @@
  */
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
-import type { Step } from '../../src/core/model';
+import type { Step } from '../../src/shared/model';
 import type { ScoresMessage, StepScoreView } from '../../src/shared/protocol';
 import { formatScore, HEAT_CSS, heatBucket, scoreTitle, scoreWord, stripRanges } from '../scores';
 

@@ -14,8 +14,8 @@
 import type { ReplayStepView } from '../../src/shared/protocol';
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
-import type { CurrentLabel } from '../../src/core/labels/api';
-import type { Action, FileEdit, Observation, RolloutLink, Step } from '../../src/core/model';
+import type { CurrentLabel } from '../../src/shared/model';
+import type { Action, FileEdit, Observation, RolloutLink, Step } from '../../src/shared/model';
 import { diffLines } from 'diff';
 import { MAX_NOTE_CHARS, type ScoresMessage, type StepScoreView } from '../../src/shared/protocol';
 import { formatScore, HEAT_CSS, heatBucket, scoreTitle, scoreWord } from '../scores';

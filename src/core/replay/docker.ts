@@ -19,7 +19,6 @@ import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import { PassThrough, type Readable } from 'node:stream';
-import { DEFAULT_REPLAY_LIMITS } from '../../shared/settings';
 
 /** Label keys; every container and snapshot image the extension makes carries LABEL_MANAGED. */
 export const LABEL_MANAGED = 'trajectory-inspector.replay';
@@ -46,7 +45,7 @@ export interface ReplayLimits {
 }
 
 /** Defaults of `ReplayLimits` (the settings' defaults, checked against package.json). */
-export const DEFAULT_LIMITS: ReplayLimits = { ...DEFAULT_REPLAY_LIMITS };
+export const DEFAULT_LIMITS: ReplayLimits = { memoryMiB: 2048, cpus: 2, pids: 512, stepTimeoutSec: 60, outputCapBytes: 10 * 1024 * 1024 };
 
 /** How to reach the engine; both empty = DOCKER_HOST, else the default socket. */
 export interface DockerTarget {
