@@ -21,6 +21,8 @@ import * as path from 'node:path';
 import { evalMetricsText, jobCountsText } from '../core/formats/harborJob';
 import { trialOfAttempt } from '../core/formats/harborLayout';
 import type { FormatId, HarborJob, Rollout } from '../core/model';
+import { parseQueryWords } from '../core/search/queryText';
+import { SearchError } from '../core/search/search';
 import type { RolloutSummary } from '../shared/protocol';
 import { fileLabel, formatReward, summarize } from './present';
 
@@ -960,4 +962,24 @@ export function parseRange(text: string): { min: number | null; max: number | nu
   m = new RegExp(`^${num}$`).exec(t);
   if (m) return { min: Number(m[1]), max: null };
   return null;
+}
+
+/**
+ * The Rollouts view's filter box, typed in the search syntax (core/search/queryText.ts: the same
+ * parser as Search Rollouts…): `outcome:failed` → the outcome filter, `reward>=0.5` / `reward<0.2`
+ * / `reward=1` → the reward range, other words → "task contains". Null for an empty line. Throws
+ * SearchError (with the word) for a bad filter and for the step-level filters (`in:`, `role:`,
+ * `/regex/`, `case:`), which only Search Rollouts… can apply.
+ */
+export function rolloutFilterFromText(text: string): { filter: OutcomeFilter | null; refine: RolloutRefine } | null {
+  if (!text.trim()) return null;
+  const q = parseQueryWords(text);
+  if (q.fields?.length || q.roles?.length || q.regex || q.caseSensitive !== undefined) {
+    throw new SearchError('in:, role:, case: and /regex/ filter steps: use Search Rollouts… for those');
+  }
+  const refine: RolloutRefine = {};
+  if (q.minReward !== undefined) refine.minReward = q.minReward;
+  if (q.maxReward !== undefined) refine.maxReward = q.maxReward;
+  if (q.pattern) refine.task = q.pattern;
+  return { filter: q.outcome ?? null, refine };
 }
