@@ -28,6 +28,7 @@ import {
 } from './harness';
 
 const SWE = 'swe-agent/6e44b9__sweagenttestrepo-1c2844.traj';
+declare function getComputedStyle(el: unknown): { backgroundColor: string; opacity: string };
 
 describe('webview: replay controls', function () {
   this.timeout(60_000);

@@ -26,6 +26,7 @@ import type { ReplayControlMessage, ReplayStateMessage, ReplayStepView } from '.
 import type { TimelineEditorProvider, TimelinePanel } from '../timelineEditor';
 import { setReplayHook } from './hook';
 import { engineImageItems, replayImage } from './image';
+import { diffTitle, FailedTerminals, verdictText } from './wording';
 import { readReplayConfig, REPLAY_SCHEME, ReplayDocuments, ReplayTerminal } from './parts';
 
 const CONFIRMED_KEY = 'trajectoryInspector.replay.confirmed';
@@ -76,6 +77,7 @@ function stepViews(h: HostReplay): ReplayStepView[] {
 export class ReplayController implements vscode.Disposable, vscode.CodeLensProvider {
   private readonly replays = new Map<string, HostReplay>();
   private readonly docs = new ReplayDocuments();
+  private readonly failedTerminals = new FailedTerminals<vscode.Terminal>();
   private readonly disposables: vscode.Disposable[] = [];
   /** Files shown in a timeline (for the CodeLens), by path. */
   private readonly known = new Map<string, TimelinePanel>();
@@ -97,6 +99,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
       vscode.workspace.registerTextDocumentContentProvider(REPLAY_SCHEME, this.docs),
       vscode.languages.registerCodeLensProvider({ scheme: 'file' }, this),
       vscode.window.onDidChangeVisibleTextEditors(() => this.decorateAll()),
+      vscode.window.onDidCloseTerminal((t) => this.failedTerminals.forget(t)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.known.forEach((p) => this.resend(p))),
       this.docs,
       this.lensEmitter,
@@ -314,6 +317,8 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     const h: HostReplay = { key, rollout: r, rolloutIndex, plan, session: null, terminal: null, pty: null, phase: 'starting', running: null, message: null, panels: new Set([panel]) };
     this.replays.set(key, h);
     this.update(h);
+    // The terminals of earlier failed starts of this file go: the new one says what happens now.
+    this.failedTerminals.closeFor(r.source.path);
     h.pty = new ReplayTerminal(
       () => h.session?.stop(),
       () => void this.close(key),
@@ -381,6 +386,8 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     } catch (e) {
       const msg = (e as Error).message;
       h.pty.note(`error: ${msg}`);
+      // Left open so the error can be read; closed when the next replay of this file starts.
+      if (h.terminal) this.failedTerminals.keep(r.source.path, h.terminal);
       await this.close(key, false);
       const actions = e instanceof DockerUnavailableError ? ['Open Settings'] : e instanceof ImageMissingError ? ['Use Another Image…'] : [];
       void vscode.window.showErrorMessage(`Trajectory Inspector replay: ${msg}`, ...actions).then(async (b) => {
@@ -470,7 +477,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
       return;
     }
     const { recorded, replayed } = this.docs.put(h.key, c);
-    await vscode.commands.executeCommand('vscode.diff', recorded, replayed, `Step #${stepIndex + 1}: recorded ↔ replayed (${c.summary})`, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    await vscode.commands.executeCommand('vscode.diff', recorded, replayed, diffTitle(stepIndex, c), { preview: true, viewColumn: vscode.ViewColumn.Beside });
   }
 
   // ------------------------------------------------------------ raw file: CodeLens and decorations
@@ -509,7 +516,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
           const step = h.rollout.steps[v.stepIndex];
           if (!step?.range || v.status === 'pending') continue;
           const line = editor.document.lineAt(editor.document.positionAt(step.range.start).line);
-          const text = `replay: ${v.status}${v.summary && v.status !== 'same' ? ` — ${v.summary}` : ''}${v.stateMayDiffer ? ' (state may differ)' : ''}`;
+          const text = `replay: ${verdictText({ status: v.status as StepComparison['status'], summary: v.summary, stateMayDiffer: v.stateMayDiffer, replayed: null })}`;
           const opt = { range: line.range, renderOptions: { after: { contentText: text } } };
           (v.status === 'same' ? same : v.status === 'differs' ? differs : other).push(opt);
         }
