@@ -566,6 +566,15 @@ export function rolloutName(r: Pick<TreeRollout, 'taskId' | 'line' | 'index'>): 
   return r.taskId ?? (r.line !== null ? `line ${r.line}` : `#${r.index + 1}`);
 }
 
+/**
+ * Label of the rollout at `position` (0-based, file order) of a GRPO group of `size`: `#3 of 48 ·
+ * line 21` (the rollouts of a group share their task id, so that would not tell them apart; reward
+ * and length are in the description).
+ */
+export function groupMemberLabel(position: number, size: number, r: Pick<TreeRollout, 'line'>): string {
+  return `#${position + 1} of ${size}${r.line !== null ? ` · line ${r.line}` : ''}`;
+}
+
 /** Label of a file at the top level or in a collection (present.fileLabel, as the view shows it, for sorting). */
 function fileName(e: Entry, label: string | null): string {
   if (label) return label;
@@ -591,7 +600,8 @@ function fileChildren(e: Entry, opts: TreeOptions): { children: TreeNode[]; grou
   }
   const groups: GroupNode[] = [];
   for (const [groupId, members] of byGroup) {
-    const kids = members.filter((r) => rolloutPasses(r, opts)).map(leaf);
+    // Members of a group share their task id: each is named by its place in the group (groupMemberLabel).
+    const kids = members.flatMap((r, k) => (rolloutPasses(r, opts) ? [{ ...leaf(r), label: groupMemberLabel(k, members.length, r) }] : []));
     if (kids.length === 0) continue;
     groups.push({
       kind: 'group',
