@@ -97,6 +97,8 @@ describe('e2e: replay a rollout step by step in code-server', function () {
     await dialog.waitFor({ state: 'visible', timeout: 30_000 });
     const text = await dialog.innerText();
     assert.match(text, new RegExp(`Image: ${IMAGE.replace(/[.:]/g, '\\$&')}`));
+    // Which image and why (issue 21 item 1): the user's setting, which wins over a rollout's own.
+    assert.match(text, /\(your setting trajectoryInspector\.replay\.image/);
     assert.match(text, /\$ echo "Hello, world!" > hello\.txt/);
     assert.match(text, /\$ cat hello\.txt/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'replay-confirm.png') });
