@@ -225,6 +225,14 @@ describe('e2e: compare rollouts and search across them', function () {
     await page.keyboard.press('Enter');
     const search = viewPane(() => page, /^Search Rollouts/i);
     const pane = search.pane();
+    // The results get a real share of the side bar at the default layout (issue 21 item 9: it was a sliver).
+    await pane.locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 60_000 });
+    const share = await waitUntil(async () => {
+      const [p, bar] = [await pane.boundingBox(), await search.sidebar().boundingBox()];
+      return p && bar && p.height / bar.height >= 0.37 ? p.height / bar.height : null; // 41% with the initial sizes, 32% without
+    }, 10_000, async () => `the Search Rollouts view holds ${JSON.stringify(await pane.boundingBox())} of the side bar ${JSON.stringify(await search.sidebar().boundingBox())}`);
+    console.log(`      search view: ${Math.round(share! * 100)}% of the side bar`);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'search-default-layout.png') });
     // Room for every result row (the list renders only what fits): fold the other sections.
     await search.open({ alone: true });
     const resultRows = pane.locator('.monaco-list-row');
