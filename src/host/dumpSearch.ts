@@ -1,9 +1,10 @@
 /**
  * `Find in Dump…` (trajectoryInspector.findInDump): streaming search inside a rollout file (core
  * scale/search.ts) with the hits listed in a quick pick as they are found (progress in its title,
- * cancelled when the pick closes). Picking a hit opens its rollout in the timeline at the step
- * whose text holds it (a large JSONL dump through its index), or the file at that line when the
- * file is not a row-per-line dump.
+ * cancelled when the pick closes). Each hit names its rollout and (for the first 300) its step, with
+ * the text around the match decoded as the agent saw it (core search/hitStep.ts). Picking a hit
+ * opens its rollout in the timeline at the step whose text holds it (a JSONL dump through its
+ * index), or the file at that line when the file is not a row-per-line dump.
  *
  * Query syntax: text is a literal matched as written inside the file's JSON strings (quotes and
  * line breaks as the agent saw them); `/pattern/` is a regular expression on the raw lines. Case is
@@ -14,6 +15,8 @@ import * as vscode from 'vscode';
 import { NotIndexableError, type RolloutIndex } from '../core/scale/rolloutIndex';
 import { readRange } from '../core/scale/rowLoad';
 import { searchFile, SearchCancelledError, type SearchHit } from '../core/scale/search';
+import { decodePreview, stepForHit } from '../core/search/hitStep';
+import { queryRegExp } from '../core/search/search';
 import { findRipgrep } from './search/ripgrep';
 import { dumpIndexes } from './dumpIndexes';
 import { revealInSource, type TimelineEditorProvider } from './timelineEditor';
@@ -43,21 +46,36 @@ export function parseQuery(q: string): { query: string; regex: boolean; caseSens
   return { query, regex: m !== null, caseSensitive: query !== query.toLowerCase() };
 }
 
-/** The step of `rollout` whose source range holds byte `offset` of the file (its row at `rowOffset`), or null. */
-async function stepAt(file: string, index: RolloutIndex, i: number, offset: number): Promise<number | null> {
+/**
+ * The step each hit of rollout `i` belongs to (core search/hitStep.ts: the step whose text holds the
+ * query, nearest the hit), keyed by the hit's byte offset. Reads the rollout's row once.
+ */
+async function stepsOfHits(file: string, index: RolloutIndex, i: number, offsets: readonly number[], re: RegExp | null): Promise<Map<number, number | null>> {
+  const out = new Map<number, number | null>();
   const dumps = dumpIndexes();
-  if (!dumps) return null;
+  if (!dumps) return out;
   const e = index.entries[i];
   const r = await dumps.open(file, i);
   // Step ranges of a row are its byte offset plus UTF-16 offsets inside it (rowLoad.ts); of a JSON array item, its UTF-16 offset plus those (arrayIndex.ts).
-  const prefix = (await readRange(file, e.offset, offset - e.offset)).toString('utf8');
-  const at = (e.charOffset ?? e.offset) + prefix.length;
-  let best: number | null = null;
-  for (const s of r.steps) {
-    if (s.range && s.range.start <= at && at < s.range.end && (best === null || s.range.start >= r.steps[best].range!.start)) best = s.index;
+  const row = await readRange(file, e.offset, Math.max(0, Math.max(...offsets) - e.offset));
+  for (const offset of offsets) {
+    const at = (e.charOffset ?? e.offset) + row.toString('utf8', 0, offset - e.offset).length;
+    out.set(offset, stepForHit(r, at, re));
   }
-  return best;
+  return out;
 }
+
+/** The query as a regular expression on decoded step text (a literal as typed; a /regex/ as given), or null when it does not compile. */
+function textRegExp(q: { query: string; regex: boolean; caseSensitive: boolean }): RegExp | null {
+  try {
+    return queryRegExp({ pattern: q.query, regex: q.regex, caseSensitive: q.caseSensitive });
+  } catch {
+    return null;
+  }
+}
+
+/** Hits whose step is looked up as they stream in (one row read per rollout hit); past this many the step is found on pick. */
+const STEP_LOOKUP_HITS = 300;
 
 /** Registers the command. */
 export function registerDumpSearch(timelines: TimelineEditorProvider, output: vscode.LogOutputChannel): vscode.Disposable {
@@ -91,9 +109,38 @@ export function registerDumpSearch(timelines: TimelineEditorProvider, output: vs
     pick.busy = true;
     const ac = new AbortController();
     const items: HitItem[] = [];
+    const re = textRegExp(q);
+    /** Step (index) of each hit looked up so far, by byte offset. */
+    const stepOf = new Map<number, number | null>();
+    const describe = (h: SearchHit): string => {
+      const e = h.rollout !== null && index ? index.entries[h.rollout] : null;
+      if (!e) return `line ${h.line}`;
+      const st = stepOf.get(h.offset);
+      return `rollout ${h.rollout! + 1}${st !== undefined && st !== null ? ` · step #${st + 1}` : ''} · line ${h.line}`;
+    };
     const toItem = (h: SearchHit): HitItem => {
       const e = h.rollout !== null && index ? index.entries[h.rollout] : null;
-      return { label: e ? `${e.taskId ?? e.id}` : `line ${h.line}`, description: e ? `rollout ${h.rollout! + 1} · line ${h.line}` : `byte ${h.offset}`, detail: h.preview, hit: h };
+      return { label: e ? `${e.taskId ?? e.id}` : `line ${h.line}`, description: describe(h), detail: decodePreview(h.preview), hit: h };
+    };
+    // Steps of the first hits, rollout by rollout, while the search runs (the list shows "step #N" as they come).
+    let lookups: Promise<void> = Promise.resolve();
+    const lookUp = (hits: SearchHit[]) => {
+      if (!index) return;
+      const byRollout = new Map<number, number[]>();
+      for (const h of hits) if (h.rollout !== null) byRollout.set(h.rollout, [...(byRollout.get(h.rollout) ?? []), h.offset]);
+      const idx = index;
+      lookups = lookups.then(async () => {
+        for (const [i, offsets] of byRollout) {
+          if (ac.signal.aborted) return;
+          try {
+            for (const [o, st] of await stepsOfHits(file, idx, i, offsets, re)) stepOf.set(o, st);
+          } catch (e) {
+            output.warn(`find: rollout ${i + 1} of ${file}: ${e instanceof Error ? e.message : String(e)}`);
+          }
+        }
+        for (const it of items) it.description = describe(it.hit);
+        if (!ac.signal.aborted) pick.items = [...items];
+      });
     };
     let lastUpdate = 0;
     pick.onDidHide(() => {
@@ -107,7 +154,7 @@ export function registerDumpSearch(timelines: TimelineEditorProvider, output: vs
       const h = sel.hit;
       try {
         if (index && h.rollout !== null) {
-          const step = await stepAt(file, index, h.rollout, h.offset);
+          const step = stepOf.has(h.offset) ? stepOf.get(h.offset)! : ((await stepsOfHits(file, index, h.rollout, [h.offset], re)).get(h.offset) ?? null);
           await timelines.openRollout(uri, h.rollout, step);
         } else {
           await revealInSource(file, null, h.line);
@@ -126,7 +173,9 @@ export function registerDumpSearch(timelines: TimelineEditorProvider, output: vs
         signal: ac.signal,
         entries: index?.entries,
         onHits: (hits, read, size) => {
+          const room = STEP_LOOKUP_HITS - items.length;
           items.push(...hits.map(toItem));
+          if (room > 0) lookUp(hits.slice(0, room));
           const now = Date.now();
           if (now - lastUpdate > 200 || read >= size) {
             lastUpdate = now;

@@ -2,7 +2,8 @@
  * Filter Rollouts…: one quick pick with the outcome filters (as before) and the refinements of
  * issue 8 — reward range, step range, format, task text, label state (has a bad step, unlabelled,
  * labelled) and score state — plus "Clear all filters". Each choice applies at once; ranges and
- * task text are typed in an input box (`0.5`, `0.2-0.8`, `<=3`).
+ * task text are typed in an input box (`0.5`, `0.2-0.8`, `<=3`). The pick's own box also takes a line
+ * in the search syntax of Search Rollouts… (`reward>=0.5 outcome:failed task`), applied as one.
  *
  * Arguments (keybindings, scripts, tests): an outcome filter (`all`, `passed`, `failed`, `unknown`)
  * or `{ refine: { minReward, maxReward, minSteps, maxSteps, formats, task, labels } }` (null clears).
@@ -17,16 +18,19 @@ import {
   isOutcomeFilter,
   parseRange,
   refineDescription,
+  rolloutFilterFromText,
   type LabelFilter,
   type OutcomeFilter,
   type RolloutRefine,
 } from './rolloutTree';
 import type { RolloutsView } from './rolloutsView';
+import { SearchError } from '../core/search/search';
 
 type Choice =
   | { kind: 'outcome'; filter: OutcomeFilter }
   | { kind: 'reward' | 'steps' | 'format' | 'task' | 'clear' }
-  | { kind: 'labels'; labels: LabelFilter | null };
+  | { kind: 'labels'; labels: LabelFilter | null }
+  | { kind: 'query'; filter: OutcomeFilter | null; refine: RolloutRefine };
 
 type Item = vscode.QuickPickItem & { choice?: Choice };
 
@@ -54,10 +58,13 @@ export async function filterRolloutsPick(rollouts: RolloutsView, arg?: unknown):
     { label: '', kind: vscode.QuickPickItemKind.Separator },
     { label: '$(clear-all) Clear all filters', description: refineDescription(current.refine), choice: { kind: 'clear' } },
   ];
-  const picked = await vscode.window.showQuickPick(items, { title: 'Filter Rollouts', placeHolder: 'Show the rollouts that…', matchOnDetail: true });
+  const picked = await pickWithQuery(items, refine);
   const c = picked?.choice;
   if (!c) return;
   switch (c.kind) {
+    case 'query':
+      if (c.filter) await rollouts.setFilter(c.filter);
+      return rollouts.setRefine(c.refine);
     case 'outcome':
       return rollouts.setFilter(c.filter);
     case 'clear':
@@ -83,6 +90,55 @@ export async function filterRolloutsPick(rollouts: RolloutsView, arg?: unknown):
       return rollouts.setRefine({ ...refine, task: t.trim() || null });
     }
   }
+}
+
+/**
+ * The pick of choices, whose box also takes a query in the search syntax (`reward>=0.5
+ * outcome:failed django`, rolloutTree.ts rolloutFilterFromText): while the box holds one, an
+ * "Apply" item heads the list (or the syntax error, which cannot be picked). Resolves to the item
+ * accepted, or undefined when dismissed.
+ */
+function pickWithQuery(items: Item[], refine: RolloutRefine): Promise<Item | undefined> {
+  return new Promise((resolve) => {
+    const pick = vscode.window.createQuickPick<Item>();
+    pick.title = 'Filter Rollouts';
+    pick.placeholder = 'Pick a filter, or type one: reward>=0.5 outcome:failed task-text (the syntax of Search Rollouts…)';
+    pick.matchOnDetail = true;
+    pick.items = items;
+    let done = false;
+    const finish = (v: Item | undefined) => {
+      if (done) return;
+      done = true;
+      resolve(v);
+      pick.dispose();
+    };
+    pick.onDidChangeValue((text) => {
+      let head: Item | null = null;
+      try {
+        const q = rolloutFilterFromText(text);
+        // Labels, formats and step ranges set in the pick stay; the typed query replaces reward and task.
+        if (q) {
+          const merged: RolloutRefine = { ...refine, minReward: q.refine.minReward ?? null, maxReward: q.refine.maxReward ?? null, task: q.refine.task ?? null };
+          const said = [q.filter && q.filter !== 'all' ? q.filter : '', refineDescription(q.refine)].filter(Boolean).join(' · ');
+          head = { label: `$(filter) Apply: ${text.trim()}`, description: said, alwaysShow: true, choice: { kind: 'query', filter: q.filter, refine: merged } };
+        }
+      } catch (e) {
+        if (!(e instanceof SearchError)) throw e;
+        head = { label: `$(error) ${e.message}`, alwaysShow: true };
+      }
+      // A line with filter words leads (and is the default); plain text may be fuzzy-matching the choices, so it trails.
+      const hasFilter = head?.choice?.kind !== 'query' || head.choice.filter !== null || head.choice.refine.minReward !== null || head.choice.refine.maxReward !== null;
+      pick.items = !head ? items : hasFilter ? [head, ...items] : [...items, head];
+      if (head && hasFilter) pick.activeItems = [head];
+    });
+    pick.onDidAccept(() => {
+      const sel = pick.activeItems[0] ?? pick.selectedItems[0];
+      if (sel && !sel.choice) return;
+      finish(sel);
+    });
+    pick.onDidHide(() => finish(undefined));
+    pick.show();
+  });
 }
 
 function describeRange(min: number | null | undefined, max: number | null | undefined): string {

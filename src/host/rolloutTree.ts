@@ -21,6 +21,8 @@ import * as path from 'node:path';
 import { evalMetricsText, jobCountsText } from '../core/formats/harborJob';
 import { trialOfAttempt } from '../core/formats/harborLayout';
 import type { FormatId, HarborJob, Rollout } from '../core/model';
+import { parseQueryWords } from '../core/search/queryText';
+import { SearchError } from '../core/search/search';
 import type { RolloutSummary } from '../shared/protocol';
 import { fileLabel, formatReward, summarize } from './present';
 
@@ -564,6 +566,15 @@ export function rolloutName(r: Pick<TreeRollout, 'taskId' | 'line' | 'index'>): 
   return r.taskId ?? (r.line !== null ? `line ${r.line}` : `#${r.index + 1}`);
 }
 
+/**
+ * Label of the rollout at `position` (0-based, file order) of a GRPO group of `size`: `#3 of 48 ·
+ * line 21` (the rollouts of a group share their task id, so that would not tell them apart; reward
+ * and length are in the description).
+ */
+export function groupMemberLabel(position: number, size: number, r: Pick<TreeRollout, 'line'>): string {
+  return `#${position + 1} of ${size}${r.line !== null ? ` · line ${r.line}` : ''}`;
+}
+
 /** Label of a file at the top level or in a collection (present.fileLabel, as the view shows it, for sorting). */
 function fileName(e: Entry, label: string | null): string {
   if (label) return label;
@@ -589,7 +600,8 @@ function fileChildren(e: Entry, opts: TreeOptions): { children: TreeNode[]; grou
   }
   const groups: GroupNode[] = [];
   for (const [groupId, members] of byGroup) {
-    const kids = members.filter((r) => rolloutPasses(r, opts)).map(leaf);
+    // Members of a group share their task id: each is named by its place in the group (groupMemberLabel).
+    const kids = members.flatMap((r, k) => (rolloutPasses(r, opts) ? [{ ...leaf(r), label: groupMemberLabel(k, members.length, r) }] : []));
     if (kids.length === 0) continue;
     groups.push({
       kind: 'group',
@@ -960,4 +972,24 @@ export function parseRange(text: string): { min: number | null; max: number | nu
   m = new RegExp(`^${num}$`).exec(t);
   if (m) return { min: Number(m[1]), max: null };
   return null;
+}
+
+/**
+ * The Rollouts view's filter box, typed in the search syntax (core/search/queryText.ts: the same
+ * parser as Search Rollouts…): `outcome:failed` → the outcome filter, `reward>=0.5` / `reward<0.2`
+ * / `reward=1` → the reward range, other words → "task contains". Null for an empty line. Throws
+ * SearchError (with the word) for a bad filter and for the step-level filters (`in:`, `role:`,
+ * `/regex/`, `case:`), which only Search Rollouts… can apply.
+ */
+export function rolloutFilterFromText(text: string): { filter: OutcomeFilter | null; refine: RolloutRefine } | null {
+  if (!text.trim()) return null;
+  const q = parseQueryWords(text);
+  if (q.fields?.length || q.roles?.length || q.regex || q.caseSensitive !== undefined) {
+    throw new SearchError('in:, role:, case: and /regex/ filter steps: use Search Rollouts… for those');
+  }
+  const refine: RolloutRefine = {};
+  if (q.minReward !== undefined) refine.minReward = q.minReward;
+  if (q.maxReward !== undefined) refine.maxReward = q.maxReward;
+  if (q.pattern) refine.task = q.pattern;
+  return { filter: q.outcome ?? null, refine };
 }

@@ -109,6 +109,8 @@ export interface GroupMemberView {
   divergesAt: number | null;
   /** Step of the best rollout at that point. */
   bestAt: number | null;
+  /** This rollout's first action at `divergesAt` in one line (`$ git diff`, `str_replace_editor …`), cut to 80 characters; null without one. */
+  firstAction?: string | null;
   same: number;
   changed: number;
   onlyHere: number;

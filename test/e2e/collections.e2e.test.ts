@@ -240,6 +240,18 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
     await waitRow('hello-world__Ab3dE9x', /reward 1\.0 · resolved/);
   });
 
+  it('the filter box takes the search syntax: reward>=0.5 (issue 21 item 9)', async () => {
+    await runCommandAndPick('Trajectory Inspector: Filter Rollouts…', 'Filter Rollouts', 'reward>=0.5');
+    await waitUntil(async () => (await row('hello-world__Qr7sT2u').count()) === 0, 15_000, async () => `the reward-0 trial still shows under reward>=0.5; rows: ${await rows()}`);
+    await waitRow('hello-world__Ab3dE9x', /reward 1\.0 · resolved/);
+    const header = await sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first().innerText();
+    assert.match(header.replace(/\s+/g, ' '), /reward ≥ 0\.5/, 'the view title does not say the reward filter');
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'collections-reward-query.png') });
+    await runCommandAndPick('Trajectory Inspector: Filter Rollouts…', 'Filter Rollouts', 'Clear all filters');
+    await waitRow('hello-world__Qr7sT2u', /reward 0\.0 · failed/);
+  });
+
   it('logged no extension errors', async () => {
     const logs = extensionHostLogs(server!.userDataDir);
     assert.match(logs, new RegExp(`_doActivateExtension ${EXTENSION_ID.replace(/\./g, '\\.')}`), 'the extension was never activated');

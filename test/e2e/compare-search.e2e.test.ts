@@ -206,9 +206,10 @@ describe('e2e: compare rollouts and search across them', function () {
     const rows = (await g.locator('tbody tr').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
     assert.equal(rows.length, 3, JSON.stringify(rows));
     // Rewards 1, 0.5, 0: the reward-1 rollout is the best, first; the others say where they part from it.
-    assert.match(rows[0], /^line 1 best 1\.0 resolved/);
-    assert.match(rows[1], /^line 3 0\.5 /);
-    assert.match(rows[2], /^line 5 0\.0 failed/);
+    // Named by their place in the group (issue 21 item 3).
+    assert.match(rows[0], /^#1 of 3 · line 1 best 1\.0 resolved/);
+    assert.match(rows[1], /^#2 of 3 · line 3 0\.5 /);
+    assert.match(rows[2], /^#3 of 3 · line 5 0\.0 failed/);
     for (const r of rows.slice(1)) assert.match(r, /step \d+ \(best: step \d+\)/);
     assert.match(await g.locator('h1').innerText(), /Group ng-task-0/);
     await page.mouse.move(0, 0);
@@ -224,6 +225,14 @@ describe('e2e: compare rollouts and search across them', function () {
     await page.keyboard.press('Enter');
     const search = viewPane(() => page, /^Search Rollouts/i);
     const pane = search.pane();
+    // The results get a real share of the side bar at the default layout (issue 21 item 9: it was a sliver).
+    await pane.locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 60_000 });
+    const share = await waitUntil(async () => {
+      const [p, bar] = [await pane.boundingBox(), await search.sidebar().boundingBox()];
+      return p && bar && p.height / bar.height >= 0.37 ? p.height / bar.height : null; // 41% with the initial sizes, 32% without
+    }, 10_000, async () => `the Search Rollouts view holds ${JSON.stringify(await pane.boundingBox())} of the side bar ${JSON.stringify(await search.sidebar().boundingBox())}`);
+    console.log(`      search view: ${Math.round(share! * 100)}% of the side bar`);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'search-default-layout.png') });
     // Room for every result row (the list renders only what fits): fold the other sections.
     await search.open({ alone: true });
     const resultRows = pane.locator('.monaco-list-row');

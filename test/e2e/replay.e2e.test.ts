@@ -97,6 +97,8 @@ describe('e2e: replay a rollout step by step in code-server', function () {
     await dialog.waitFor({ state: 'visible', timeout: 30_000 });
     const text = await dialog.innerText();
     assert.match(text, new RegExp(`Image: ${IMAGE.replace(/[.:]/g, '\\$&')}`));
+    // Which image and why (issue 21 item 1): the user's setting, which wins over a rollout's own.
+    assert.match(text, /\(your setting trajectoryInspector\.replay\.image/);
     assert.match(text, /\$ echo "Hello, world!" > hello\.txt/);
     assert.match(text, /\$ cat hello\.txt/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'replay-confirm.png') });
@@ -118,7 +120,7 @@ describe('e2e: replay a rollout step by step in code-server', function () {
     await waitUntil(async () => {
       const rows = await page.locator('.terminal-wrapper .xterm-rows').allInnerTexts();
       const text = rows.join('\n').replace(/\u00a0/g, ' ');
-      return /── step #3 ── \$ echo "Hello, world!" > hello\.txt/.test(text) && /■ differs · exit 1: exit code 0 → 1 \(state may differ\)/.test(text);
+      return /── step #3 ── \$ echo "Hello, world!" > hello\.txt/.test(text) && /■ differs: exit code 0 → 1 \(state may differ\)/.test(text);
     }, 30_000, async () => `terminal text: ${(await page.locator('.terminal-wrapper .xterm-rows').allInnerTexts()).join('\n')}`);
   });
 
@@ -153,7 +155,7 @@ describe('e2e: replay a rollout step by step in code-server', function () {
       return [...w.document.querySelectorAll('.view-lines span')]
         .map((el: unknown) => String(w.getComputedStyle(el, '::after').content)).filter((c: string) => c && c !== 'none' && c.includes('replay:'));
     });
-    await waitUntil(async () => (await verdicts()).some((c) => /replay: differs — exit code 0 → 1/.test(c)), 30_000, async () => `verdicts: ${JSON.stringify(await verdicts())}`);
+    await waitUntil(async () => (await verdicts()).some((c) => /replay: differs: exit code 0 → 1/.test(c)), 30_000, async () => `verdicts: ${JSON.stringify(await verdicts())}`);
     await page.screenshot({ path: path.join(ARTIFACTS, 'replay-raw-file.png') });
   });
 });

@@ -117,7 +117,9 @@ describe('e2e: a 200 MB rollout dump in code-server', function () {
     const title = page.locator('.quick-input-widget .quick-input-title');
     await waitUntil(async () => /hits in [\d.]+ s/.test(await title.innerText()), 120_000, async () => `the search did not finish: ${await title.innerText().catch(() => '')}`);
     const first = page.locator('.quick-input-list .monaco-list-row').first();
-    assert.match((await first.innerText()).replace(/\s+/g, ' '), /rollout 41 · line 41/);
+    // The hit names its rollout and (once looked up) its step (issue 21 item 2).
+    await waitUntil(async () => /rollout 41 · step #\d+ · line 41/.test((await first.innerText()).replace(/\s+/g, ' ')), 30_000,
+      async () => `the first hit does not name its step: ${await first.innerText()}`);
     await page.screenshot({ path: path.join(ARTIFACTS, 'scale-find.png') });
     await page.keyboard.press('Enter');
     const web = extensionWebview(page);

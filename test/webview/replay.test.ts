@@ -28,6 +28,7 @@ import {
 } from './harness';
 
 const SWE = 'swe-agent/6e44b9__sweagenttestrepo-1c2844.traj';
+declare function getComputedStyle(el: unknown): { backgroundColor: string; opacity: string };
 
 describe('webview: replay controls', function () {
   this.timeout(60_000);
@@ -118,6 +119,23 @@ describe('webview: replay controls', function () {
       { type: 'replay', action: 'stepBack', rolloutIndex: 0 },
       { type: 'replay', action: 'continue', rolloutIndex: 0 },
     ]);
+  });
+
+  it('a hovered Step button stays the primary, enabled colour (issue 21 item 8)', async () => {
+    await postToWebview(page, { ...base, phase: 'ready', next: 2 });
+    const step = page.locator('ti-replay-bar button.replay-step');
+    const other = page.locator('ti-replay-bar button.replay-continue');
+    await step.waitFor();
+    const look = (l: typeof step) => l.evaluate((el) => ({ bg: getComputedStyle(el).backgroundColor, opacity: getComputedStyle(el).opacity }));
+    const primary = await look(step);
+    await other.hover();
+    const secondaryHover = await look(other);
+    await step.hover();
+    const hovered = await look(step);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'replay-step-hover.png') });
+    assert.equal(hovered.opacity, '1');
+    assert.notEqual(hovered.bg, secondaryHover.bg, `the hovered Step button turns the secondary hover grey (${hovered.bg}), which reads as disabled`);
+    assert.notEqual(primary.bg, secondaryHover.bg);
   });
 
   it('a state for another rollout is not shown', async () => {

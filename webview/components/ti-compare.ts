@@ -275,7 +275,7 @@ export class TiCompare extends LitElement {
                 ? html`<span class="muted">—</span>`
                 : m.divergesAt !== null
                   ? html`<button class="link" @click=${() => post({ type: 'openMember', member: m.member, stepIndex: m.divergesAt })}>step ${m.divergesAt + 1}</button>
-                      <span class="muted">(best: step ${m.bestAt !== null ? m.bestAt + 1 : '—'})</span>`
+                      <span class="muted">(best: step ${m.bestAt !== null ? m.bestAt + 1 : '—'})</span>${m.firstAction ? html`<div class="first-action"><code>${m.firstAction}</code></div>` : nothing}`
                   : html`<span class="muted">${m.bestAt !== null ? `ends at best's step ${m.bestAt + 1}` : 'same actions'}</span>`}</td>
               <td>${m.same} / ${m.changed} / ${m.onlyHere} / ${m.onlyBest}</td>
               <td>${m.badSteps || ''}</td>

@@ -34,6 +34,10 @@ const shared = css`
     color: var(--vscode-button-foreground, #fff);
     background: var(--vscode-button-background, #0e639c);
   }
+  /* A hovered primary button stays primary (the secondary hover grey under white text read as disabled). */
+  button.primary:hover:not([disabled]) {
+    background: var(--vscode-button-hoverBackground, #1177bb);
+  }
   button[disabled] {
     opacity: 0.5;
     cursor: default;

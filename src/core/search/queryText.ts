@@ -27,6 +27,17 @@ function yes(v: string, word: string): boolean {
 
 /** Parses the search line into a query (see the module comment). */
 export function parseSearchText(text: string): SearchQuery {
+  const q = parseQueryWords(text);
+  if (!q.pattern) throw new SearchError('Nothing to search for: type some text (filters such as in:command alone are not a search).');
+  return q;
+}
+
+/**
+ * Parses the same syntax without asking for text to find: the Rollouts view's filter box (Filter
+ * Rollouts…) reads `outcome:failed reward>=0.5 some task` with it, so one query syntax serves every
+ * box. `pattern` is '' when the line holds filters only. Throws SearchError for a bad filter word.
+ */
+export function parseQueryWords(text: string): SearchQuery {
   const q: SearchQuery = { pattern: '' };
   const words: string[] = [];
   let caseSet: boolean | null = null;
@@ -73,7 +84,6 @@ export function parseSearchText(text: string): SearchQuery {
   }
   q.pattern = words.join(' ');
   if (caseSet !== null) q.caseSensitive = caseSet;
-  if (!q.pattern) throw new SearchError('Nothing to search for: type some text (filters such as in:command alone are not a search).');
   return q;
 }
 

@@ -12,6 +12,7 @@
 import * as vscode from 'vscode';
 import { mergeEntries, readJournal } from '../../core/labels/journal';
 import type { LoadedFile } from '../../core/load';
+import { dumpIndexes } from '../dumpIndexes';
 import { loadRolloutFile } from '../loadWorker';
 import type { Rollout, Score } from '../../core/model';
 import { isCompareWebviewMessage, type CompareHostMessage, type CompareWebviewMessage } from '../../shared/compareProtocol';
@@ -32,6 +33,12 @@ export interface RolloutRef {
  * scores; rollouts the scorer could not score are missing from it.
  */
 export type ScoreLookup = (items: { file: string; rollout: Rollout }[]) => Promise<ReadonlyMap<string, readonly Score[]>>;
+
+/** A member of a group panel: where it is and the rollout read. */
+interface Member {
+  ref: RolloutRef;
+  rollout: Rollout;
+}
 
 /** Opens compare and group panels. */
 export class ComparePanels implements vscode.Disposable {
@@ -88,33 +95,69 @@ export class ComparePanels implements vscode.Disposable {
   /** Opens a panel listing the rollouts of one group of a file (`groupId` null: every rollout of the file). */
   async openGroup(file: string, groupId: string | null): Promise<vscode.WebviewPanel> {
     const title = groupId !== null ? `Group ${groupId}` : shortName({ path: file, index: 0 });
-    return this.openMembers(title, vscode.workspace.asRelativePath(file, true), groupId, async () => {
+    return this.openMembers(title, vscode.workspace.asRelativePath(file, true), groupId, () => this.groupMembers(file, groupId));
+  }
+
+  /**
+   * The rollouts of group `groupId` of `file` (every rollout when null), in file order. A dump the
+   * Rollouts view has indexed is read through its index: only the members' rows (a group of 48 of a
+   * 1,000-row dump reads 48 rows); any other file is loaded whole (off the host's thread).
+   * @throws Error when no rollout of the file is in the group
+   */
+  private async groupMembers(file: string, groupId: string | null): Promise<Member[]> {
+    const dumps = dumpIndexes();
+    const index = dumps?.current(file) ?? null;
+    let members: Member[];
+    if (dumps && index) {
+      const at = index.entries.flatMap((e, i) => (groupId === null || e.groupId === groupId ? [i] : []));
+      members = [];
+      // A few rows at a time: each is read and parsed on its own.
+      for (let k = 0; k < at.length; k += 8) {
+        const chunk = await Promise.all(at.slice(k, k + 8).map(async (i) => ({ ref: { path: file, index: i }, rollout: await dumps.open(file, i) })));
+        members.push(...chunk);
+      }
+    } else {
       const loaded = await loadRolloutFile(file);
-      const refs = loaded.rollouts.map((r, index) => ({ r, index })).filter((m) => groupId === null || m.r.groupId === groupId).map((m) => ({ path: file, index: m.index }));
-      if (refs.length === 0) throw new Error(`No rollout of ${file} is in group ${groupId}.`);
-      return refs;
-    });
+      members = loaded.rollouts.flatMap((r, index) => (groupId === null || r.groupId === groupId ? [{ ref: { path: file, index }, rollout: r }] : []));
+    }
+    if (members.length === 0) throw new Error(`No rollout of ${file} is in group ${groupId}.`);
+    return members;
   }
 
   /** Opens a panel listing the given rollouts as one group (the trials of one task of a job / run folder). */
   async openGroupOf(title: string, source: string, refs: readonly RolloutRef[]): Promise<vscode.WebviewPanel> {
-    return this.openMembers(title, source, null, async () => [...refs]);
+    return this.openMembers(title, source, null, async () => {
+      const files = new Map<string, LoadedFile>();
+      const out: Member[] = [];
+      for (const ref of refs) {
+        let f = files.get(ref.path);
+        if (!f) files.set(ref.path, (f = await loadRolloutFile(ref.path)));
+        const rollout = f.rollouts[ref.index];
+        if (!rollout) throw new Error(`${ref.path} has ${f.rollouts.length} rollout(s); there is no rollout #${ref.index + 1}.`);
+        out.push({ ref, rollout });
+      }
+      return out;
+    });
   }
 
-  private async openMembers(title: string, source: string, groupId: string | null, refsOf: () => Promise<RolloutRef[]>): Promise<vscode.WebviewPanel> {
+  /**
+   * A group panel: its members' labels read once per file; no step scores (the group page shows
+   * none, and asking the scorer for each member one after another kept a group of 48 at "Loading…"
+   * for seconds).
+   */
+  private async openMembers(title: string, source: string, groupId: string | null, membersOf: () => Promise<Member[]>): Promise<vscode.WebviewPanel> {
     const panel = this.createPanel(title);
     let msg: CompareHostMessage;
     let refs: RolloutRef[] = [];
     try {
-      refs = await refsOf();
+      const t0 = Date.now();
+      const members = await membersOf();
+      refs = members.map((m) => m.ref);
       if (refs.length === 0) throw new Error('The group has no rollouts that could be read.');
-      const files = new Map<string, LoadedFile>();
-      const inputs = [];
-      for (const ref of refs) {
-        const c = await this.input(ref, files);
-        inputs.push({ file: c.file, index: c.rolloutIndex, rollout: c.rollout, labels: c.labels });
-      }
-      msg = groupMessage(title, source, groupId, inputs);
+      const labels = new Map<string, LabelLike[]>();
+      for (const p of new Set(refs.map((r) => r.path))) labels.set(p, await this.labelsOf(p));
+      msg = groupMessage(title, source, groupId, members.map((m) => ({ file: m.ref.path, index: m.ref.index, rollout: m.rollout, labels: labels.get(m.ref.path) })));
+      this.output.info(`group: ${title}: ${members.length} rollouts in ${Date.now() - t0} ms`);
     } catch (e) {
       msg = { type: 'compareError', message: e instanceof Error ? e.message : String(e) };
     }

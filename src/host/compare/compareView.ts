@@ -128,8 +128,9 @@ export interface GroupInput {
 /**
  * The `group` message for the rollouts of one group: a GRPO group of one file, or the trials of one
  * task in a job / run folder (members from several files). `title` names it, `source` says where
- * the members come from. Members are named by line / position in a one-file group, by trial folder
- * otherwise.
+ * the members come from. Members of a one-file group share their task id, so each is named by its
+ * place in the group (`#3 of 48 · line 21`: `members` in file order); by trial folder otherwise.
+ * The reward, length and first action that differs from the best's are columns of their own.
  */
 export function groupMessage(title: string, source: string, groupId: string | null, members: readonly GroupInput[]): GroupMessage {
   const g = summarizeGroup(groupId, members.map((m, i) => ({ rollout: m.rollout, index: i })));
@@ -146,18 +147,20 @@ export function groupMessage(title: string, source: string, groupId: string | nu
       const input = members[m.index];
       const r = input.rollout;
       const where = r.source.line !== null ? `line ${r.source.line}` : `#${input.index + 1}`;
+      const at = m.divergence?.right ?? null;
       return {
         member: m.index,
         file: input.file,
         rolloutIndex: input.index,
         rolloutId: m.rolloutId,
-        label: oneFile ? where : `${fileLabel(input.file, r.task.id)}${input.index > 0 ? ` ${where}` : ''}`,
+        label: oneFile ? `#${m.index + 1} of ${members.length}${r.source.line !== null ? ` · ${where}` : ''}` : `${fileLabel(input.file, r.task.id)}${input.index > 0 ? ` ${where}` : ''}`,
         reward: m.reward,
         resolved: m.resolved,
         steps: m.steps,
         best: m.best,
         divergesAt: m.divergence ? m.divergence.right : null,
         bestAt: m.divergence ? m.divergence.left : null,
+        firstAction: at !== null ? actionLine(r, at) : null,
         same: m.same,
         changed: m.changed,
         onlyHere: m.onlyHere,
@@ -166,6 +169,15 @@ export function groupMessage(title: string, source: string, groupId: string | nu
       };
     }),
   };
+}
+
+/** The first action of step `stepIndex` of `r` in one line, cut to 80 characters, or null. */
+function actionLine(r: Rollout, stepIndex: number): string | null {
+  const a = r.steps[stepIndex]?.actions[0];
+  if (!a) return null;
+  const text = a.command ? `$ ${a.command}` : [a.tool, typeof a.arguments === 'string' ? a.arguments : a.arguments != null ? JSON.stringify(a.arguments) : a.path].filter(Boolean).join(' ');
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one ? (one.length > 80 ? `${one.slice(0, 79)}…` : one) : null;
 }
 
 /** The HTML shell of the compare page (same CSP as the timeline; no data in it). */

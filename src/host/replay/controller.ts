@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StepComparison } from '../../core/replay/compare';
-import { connect, DockerUnavailableError, ImageMissingError, sweepOrphans } from '../../core/replay/docker';
+import { connect, DockerUnavailableError, ImageMissingError, sweepOrphans, type DockerTarget } from '../../core/replay/docker';
 import { buildPlan, ReplayPlanError, type ReplayPlan } from '../../core/replay/plan';
 import { ReplaySession } from '../../core/replay/session';
 import { scanWorkspace, WorkspaceTooLargeError } from '../../core/replay/workspace';
@@ -25,6 +25,8 @@ import type { Rollout } from '../../core/model';
 import type { ReplayControlMessage, ReplayStateMessage, ReplayStepView } from '../../shared/protocol';
 import type { TimelineEditorProvider, TimelinePanel } from '../timelineEditor';
 import { setReplayHook } from './hook';
+import { engineImageItems, replayImage } from './image';
+import { diffTitle, FailedTerminals, verdictText } from './wording';
 import { readReplayConfig, REPLAY_SCHEME, ReplayDocuments, ReplayTerminal } from './parts';
 
 const CONFIRMED_KEY = 'trajectoryInspector.replay.confirmed';
@@ -75,6 +77,7 @@ function stepViews(h: HostReplay): ReplayStepView[] {
 export class ReplayController implements vscode.Disposable, vscode.CodeLensProvider {
   private readonly replays = new Map<string, HostReplay>();
   private readonly docs = new ReplayDocuments();
+  private readonly failedTerminals = new FailedTerminals<vscode.Terminal>();
   private readonly disposables: vscode.Disposable[] = [];
   /** Files shown in a timeline (for the CodeLens), by path. */
   private readonly known = new Map<string, TimelinePanel>();
@@ -96,6 +99,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
       vscode.workspace.registerTextDocumentContentProvider(REPLAY_SCHEME, this.docs),
       vscode.languages.registerCodeLensProvider({ scheme: 'file' }, this),
       vscode.window.onDidChangeVisibleTextEditors(() => this.decorateAll()),
+      vscode.window.onDidCloseTerminal((t) => this.failedTerminals.forget(t)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.known.forEach((p) => this.resend(p))),
       this.docs,
       this.lensEmitter,
@@ -291,31 +295,37 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     let plan: ReplayPlan;
     // An image the user chose for this file after its own image was missing ("Use Another Image…").
     const chosen = this.context.workspaceState.get<Record<string, string>>(IMAGE_CHOICES_KEY, {})[r.source.path];
+    // The user's explicit choices win over the rollout's own image (image.ts).
+    const pickedImage = replayImage(r, { chosen, imageByFolder: cfg.imageByFolder, baseDir: base, setting: cfg.image });
     try {
-      plan = buildPlan(r, { image: chosen, imageByFolder: cfg.imageByFolder, baseDir: base, defaultImage: cfg.image });
+      plan = buildPlan(r, { image: pickedImage?.image });
+      if (pickedImage) plan = { ...plan, imageSource: pickedImage.source };
     } catch (e) {
       if (!(e instanceof ReplayPlanError) || e.code !== 'no-image') {
         void vscode.window.showErrorMessage(`Trajectory Inspector: ${(e as Error).message}`);
         return null;
       }
-      const image = await askImage(`${path.basename(r.source.path)} does not name the image it ran in. Which image should replay it? (Set trajectoryInspector.replay.image or .imageByFolder to skip this question.)`);
+      const image = await this.askImage(cfg.target, `${path.basename(r.source.path)} does not name the image it ran in. Which image should replay it? (Set trajectoryInspector.replay.image or .imageByFolder to skip this question.)`);
       if (!image) return null;
       plan = buildPlan(r, { image });
     }
-    const answer = await this.confirm(plan, await this.workspaceOffer(plan));
+    const why = pickedImage?.why ?? 'your choice';
+    const answer = await this.confirm(plan, await this.workspaceOffer(plan), why);
     if (!answer) return null;
     if (answer.copy) plan = { ...plan, workspace: { hostDir: answer.copy }, notes: (plan.notes ?? []).filter((n) => !n.startsWith("the session ran in ")) };
     const key = keyOf(r);
     const h: HostReplay = { key, rollout: r, rolloutIndex, plan, session: null, terminal: null, pty: null, phase: 'starting', running: null, message: null, panels: new Set([panel]) };
     this.replays.set(key, h);
     this.update(h);
+    // The terminals of earlier failed starts of this file go: the new one says what happens now.
+    this.failedTerminals.closeFor(r.source.path);
     h.pty = new ReplayTerminal(
       () => h.session?.stop(),
       () => void this.close(key),
     );
     h.terminal = vscode.window.createTerminal({ name: `Replay: ${path.basename(r.source.path)}`, pty: h.pty, iconPath: new vscode.ThemeIcon('debug-rerun') });
     h.terminal.show(true);
-    h.pty.note(`image ${plan.image} · ${plan.mode} mode · no network · ${cfg.limits.memoryMiB} MiB, ${cfg.limits.cpus} CPU, ${cfg.limits.pids} pids · step timeout ${cfg.limits.stepTimeoutSec} s`);
+    h.pty.note(`image ${plan.image} (${why}) · ${plan.mode} mode · no network · ${cfg.limits.memoryMiB} MiB, ${cfg.limits.cpus} CPU, ${cfg.limits.pids} pids · step timeout ${cfg.limits.stepTimeoutSec} s`);
     for (const n of plan.notes ?? []) h.pty.note(`note: ${n}`);
     try {
       const docker = await connect(cfg.target);
@@ -376,12 +386,14 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     } catch (e) {
       const msg = (e as Error).message;
       h.pty.note(`error: ${msg}`);
+      // Left open so the error can be read; closed when the next replay of this file starts.
+      if (h.terminal) this.failedTerminals.keep(r.source.path, h.terminal);
       await this.close(key, false);
       const actions = e instanceof DockerUnavailableError ? ['Open Settings'] : e instanceof ImageMissingError ? ['Use Another Image…'] : [];
       void vscode.window.showErrorMessage(`Trajectory Inspector replay: ${msg}`, ...actions).then(async (b) => {
         if (b === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'trajectoryInspector.replay.docker');
         if (b === 'Use Another Image…') {
-          const image = await askImage(`${path.basename(r.source.path)} names image ${plan.image}, which this engine does not have. Which image should replay it? (Remembered for this file in this workspace; trajectoryInspector.replay.imageByFolder also overrides a rollout's own image.)`);
+          const image = await this.askImage(cfg.target, `${path.basename(r.source.path)}: image ${plan.image} is not on this engine. Which image should replay it? (Remembered for this file in this workspace; trajectoryInspector.replay.image and .imageByFolder also override a rollout's own image.)`);
           if (!image) return;
           const choices = this.context.workspaceState.get<Record<string, string>>(IMAGE_CHOICES_KEY, {});
           await this.context.workspaceState.update(IMAGE_CHOICES_KEY, { ...choices, [r.source.path]: image });
@@ -416,7 +428,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
    * The first replay of a rollout (per image, commands and edits) shows what will run and asks;
    * with a workspace offer, also whether to copy the folder in. Returns null when declined.
    */
-  private async confirm(plan: ReplayPlan, offer: { dir: string; text: string; ok: boolean } | null): Promise<{ copy: string | null } | null> {
+  private async confirm(plan: ReplayPlan, offer: { dir: string; text: string; ok: boolean } | null, why: string): Promise<{ copy: string | null } | null> {
     const commands = plan.steps.filter((s) => s.replayable).map((s) => s.input.replace(/\n$/, ''));
     const digest = createHash('sha256').update(JSON.stringify([plan.sourcePath, plan.rolloutId, plan.image, commands])).digest('hex');
     const withCopy = offer?.ok ? `${digest}:copy:${offer.dir}` : null;
@@ -426,7 +438,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     const edits = plan.steps.filter((s) => s.replayable && s.kind === 'edit').length;
     const shown = commands.slice(0, 30).map((c) => (c.startsWith('✎') ? c : `$ ${c.length > 160 ? c.slice(0, 160) + '…' : c.replace(/\n/g, '⏎')}`));
     const detail =
-      `Image: ${plan.image} (${IMAGE_SOURCE_TEXT[plan.imageSource] ?? plan.imageSource})\nMode: ${plan.mode}. No network, all capabilities dropped, limits from your user settings.\n` +
+      `Image: ${plan.image} (${why})\nMode: ${plan.mode}. No network, all capabilities dropped, limits from your user settings.\n` +
       `${(plan.notes ?? []).map((n) => `Note: ${n}.\n`).join('')}${offer ? `${offer.text}\n` : ''}\n` +
       `${commands.length - edits} command(s)${edits ? ` and ${edits} file edit(s)` : ''} will run:\n${shown.join('\n')}${commands.length > shown.length ? `\n… and ${commands.length - shown.length} more` : ''}`;
     const COPY = 'Replay with Workspace Copy';
@@ -465,7 +477,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
       return;
     }
     const { recorded, replayed } = this.docs.put(h.key, c);
-    await vscode.commands.executeCommand('vscode.diff', recorded, replayed, `Step #${stepIndex + 1}: recorded ↔ replayed (${c.summary})`, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    await vscode.commands.executeCommand('vscode.diff', recorded, replayed, diffTitle(stepIndex, c), { preview: true, viewColumn: vscode.ViewColumn.Beside });
   }
 
   // ------------------------------------------------------------ raw file: CodeLens and decorations
@@ -504,7 +516,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
           const step = h.rollout.steps[v.stepIndex];
           if (!step?.range || v.status === 'pending') continue;
           const line = editor.document.lineAt(editor.document.positionAt(step.range.start).line);
-          const text = `replay: ${v.status}${v.summary && v.status !== 'same' ? ` — ${v.summary}` : ''}${v.stateMayDiffer ? ' (state may differ)' : ''}`;
+          const text = `replay: ${verdictText({ status: v.status as StepComparison['status'], summary: v.summary, stateMayDiffer: v.stateMayDiffer, replayed: null })}`;
           const opt = { range: line.range, renderOptions: { after: { contentText: text } } };
           (v.status === 'same' ? same : v.status === 'differs' ? differs : other).push(opt);
         }
@@ -520,6 +532,30 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     await Promise.all([...this.replays.keys()].map((k) => this.close(k)));
   }
 
+  /**
+   * Asks for an image: a pick of the images the engine already has (dockerode `listImages`), with
+   * "Type an image name…" for any other; the input box alone when the engine cannot be reached.
+   * Undefined when dismissed.
+   */
+  private async askImage(target: DockerTarget, prompt: string): Promise<string | undefined> {
+    let items: { label: string; description: string }[] = [];
+    try {
+      items = engineImageItems(await (await connect(target)).listImages());
+    } catch (e) {
+      this.output.warn(`replay: cannot list the engine's images: ${(e as Error).message}`);
+    }
+    if (!items.length) return typeImage(prompt);
+    const TYPE = '$(edit) Type an image name…';
+    const picked = await vscode.window.showQuickPick([...items, { label: TYPE, description: 'an image to pull or one not listed' }], {
+      title: 'Replay: container image',
+      placeHolder: `${prompt} Images this engine has:`,
+      ignoreFocusOut: true,
+      matchOnDescription: true,
+    });
+    if (!picked) return undefined;
+    return picked.label === TYPE ? typeImage(prompt) : picked.label;
+  }
+
   dispose(): void {
     setReplayHook(null);
     void this.disposeAsync();
@@ -532,19 +568,11 @@ export function registerReplay(context: vscode.ExtensionContext, timelines: Time
   return new ReplayController(context, timelines, output);
 }
 
-/** Where the replay image came from, in words (the confirmation dialog). */
-const IMAGE_SOURCE_TEXT: Record<string, string> = {
-  option: 'your choice',
-  rollout: 'named by the rollout',
-  'folder-mapping': 'trajectoryInspector.replay.imageByFolder',
-  setting: 'trajectoryInspector.replay.image',
-};
-
 /** workspaceState key: images the user chose per rollout file after the rollout's own was missing. */
 const IMAGE_CHOICES_KEY = 'trajectoryInspector.replay.imageChoices';
 
 /** Asks for a container image reference; undefined when dismissed. */
-async function askImage(prompt: string): Promise<string | undefined> {
+async function typeImage(prompt: string): Promise<string | undefined> {
   const image = await vscode.window.showInputBox({
     title: 'Replay: container image',
     prompt,

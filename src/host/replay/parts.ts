@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { StepComparison } from '../../core/replay/compare';
 import type { DockerTarget, ReplayLimits } from '../../core/replay/docker';
 import { DEFAULT_RULES, compileRules, type NormalizationRule } from '../../core/replay/normalize';
+import { diffHeader, verdictText } from './wording';
 import { DEFAULT_REPLAY_IMAGE, DEFAULT_REPLAY_LIMITS, DEFAULT_REPLAY_SNAPSHOTS } from '../../shared/settings';
 
 /** Replay settings as the controller uses them. */
@@ -124,8 +125,8 @@ export class ReplayTerminal implements vscode.Pseudoterminal {
   /** A step's verdict line. */
   stepResult(c: StepComparison): void {
     const colour = c.status === 'same' ? '32' : c.status === 'differs' ? '31' : '33';
-    const exit = c.replayed?.exitCode !== null && c.replayed?.exitCode !== undefined ? ` · exit ${c.replayed.exitCode}` : '';
-    this.write(`${this.lastWasNewline ? '' : '\n'}\x1b[${colour}m■ ${c.status}${exit}: ${visible(c.summary)}${c.stateMayDiffer ? ' (state may differ)' : ''}\x1b[0m\n`);
+    // The same words as the diff editor's title and the raw file's decoration (wording.ts).
+    this.write(`${this.lastWasNewline ? '' : '\n'}\x1b[${colour}m■ ${visible(verdictText(c))}\x1b[0m\n`);
   }
 
   /** A note line (pull progress, errors). */
@@ -157,10 +158,8 @@ export class ReplayDocuments implements vscode.TextDocumentContentProvider {
     const name = `step-${c.stepIndex + 1}${c.planIndex !== undefined ? `-${c.planIndex + 1}` : ''}.txt`;
     const recorded = vscode.Uri.from({ scheme: REPLAY_SCHEME, path: `/recorded/${key}/${name}` });
     const replayed = vscode.Uri.from({ scheme: REPLAY_SCHEME, path: `/replayed/${key}/${name}` });
-    const exit = (e: number | null) => (e === null ? '' : `[exit code ${e}]\n`);
-    const cwd = (d: string | null) => (d === null ? '' : `[cwd ${d}]\n`);
-    this.texts.set(recorded.path, `${exit(c.recorded.exitCode)}${cwd(c.recorded.cwd)}${c.recorded.text}\n`);
-    this.texts.set(replayed.path, `${exit(c.replayed?.exitCode ?? null)}${cwd(c.replayed?.cwd ?? null)}${c.replayed?.text ?? ''}\n`);
+    this.texts.set(recorded.path, `${diffHeader(c.recorded.exitCode, c.recorded.cwd)}${c.recorded.text}\n`);
+    this.texts.set(replayed.path, `${diffHeader(c.replayed?.exitCode ?? null, c.replayed?.cwd ?? null)}${c.replayed?.text ?? ''}\n`);
     this.changeEmitter.fire(recorded);
     this.changeEmitter.fire(replayed);
     return { recorded, replayed };

@@ -39,7 +39,15 @@ describe('compare: the webview messages', () => {
     const want = [0, 1].flatMap((i) => f.rollouts[i].steps.filter((s) => s.referenceLabel)).length;
     assert.equal(refs.length, want);
     const g = groupMessage('all', f.path, null, f.rollouts.map((rollout, index) => ({ file: f.path, rollout, index })));
-    assert.deepEqual(g.members.map((m) => m.label).sort(), f.rollouts.map((r) => `line ${r.source.line}`).sort());
+    // Named by place in the group (issue 21 item 3): distinct even where task ids repeat.
+    assert.deepEqual(
+      [...g.members].sort((a, b) => a.member - b.member).map((m) => m.label),
+      f.rollouts.map((r, k) => `#${k + 1} of ${f.rollouts.length} · line ${r.source.line}`),
+    );
+    for (const m of g.members.filter((x) => x.divergesAt !== null)) {
+      assert.ok(m.firstAction, `member ${m.member} diverges at step ${m.divergesAt! + 1} and names its action`);
+      assert.ok(m.firstAction!.length <= 80);
+    }
     for (const m of g.members) assert.equal(m.badSteps, f.rollouts[m.rolloutIndex].steps.filter((s) => s.referenceLabel?.value === -1).length);
   });
 

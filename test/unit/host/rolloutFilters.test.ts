@@ -12,6 +12,7 @@ import {
   labelState,
   optionsDescription,
   parseRange,
+  rolloutFilterFromText,
   rolloutRefined,
   scoreState,
   treeRollout,
@@ -20,6 +21,7 @@ import {
   type TreeNode,
   type TreeOptions,
 } from '../../../src/host/rolloutTree';
+import { parseSearchText } from '../../../src/core/search/queryText';
 import { sample, tmpDir } from '../samples';
 
 const FILES = [
@@ -129,5 +131,40 @@ describe('Rollouts view: filters and sorts on real samples', () => {
       optionsDescription({ sort: 'steps', filter: 'failed', refine: { minReward: 0.5, minSteps: 10, maxSteps: 40, formats: ['atif'], task: 'git', labels: 'badStep' } }),
       'failed · reward ≥ 0.5 · 10–40 steps · atif · task "git" · has a bad step · by steps',
     );
+  });
+});
+
+describe('Rollouts filter box: the search syntax (issue 21 item 9)', () => {
+  it('reads reward>=0.5, outcome: and task words with the parser of Search Rollouts…', async () => {
+    assert.deepEqual(rolloutFilterFromText('reward>=0.5'), { filter: null, refine: { minReward: 0.5 } });
+    assert.deepEqual(rolloutFilterFromText('outcome:failed reward<0.2 django'), { filter: 'failed', refine: { maxReward: 0.2, task: 'django' } });
+    assert.equal(rolloutFilterFromText('  '), null);
+    // The same words mean the same in Search Rollouts….
+    const q = parseSearchText('x outcome:failed reward<0.2');
+    assert.equal(q.outcome, 'failed');
+    assert.equal(q.maxReward, 0.2);
+    assert.throws(() => rolloutFilterFromText('outcome:maybe'), /outcomes are passed, failed, unknown/);
+    assert.throws(() => rolloutFilterFromText('in:command ls'), /Search Rollouts/);
+  });
+
+  it('a reward>=0.5 typed in the box keeps only the real rollouts rewarded at least 0.5', async () => {
+    const f = sample('openai-responses/nemo-gym_mini_swe_agent_2_example_rollouts.jsonl');
+    const rs = (await loadFile(f)).rollouts.map((r, i) => treeRollout(r, i));
+    const withReward = rs.filter((r) => r.reward !== null);
+    assert.ok(withReward.length > 0);
+    const q = rolloutFilterFromText('reward>=0.5')!;
+    const kept = rs.filter((r) => rolloutRefined(r, q.refine));
+    assert.deepEqual(kept.map((r) => r.index), withReward.filter((r) => r.reward! >= 0.5).map((r) => r.index));
+  });
+});
+
+describe('Search Rollouts view: its initial size (issue 21 item 9)', () => {
+  it('the results pane gets as much of the side bar as the Rollouts view at the default layout', async () => {
+    const pkg = JSON.parse(await (await import('node:fs/promises')).readFile(path.join(__dirname, '../../../package.json'), 'utf8'));
+    const views: { id: string; initialSize?: number }[] = pkg.contributes.views.trajectoryInspector;
+    const size = (id: string) => views.find((v) => v.id === id)?.initialSize;
+    assert.ok(size('trajectoryInspector.search'), 'the search view declares an initial size');
+    assert.ok(size('trajectoryInspector.search')! >= size('trajectoryInspector.rollouts')!);
+    assert.ok(size('trajectoryInspector.sessions')! < size('trajectoryInspector.search')!);
   });
 });

@@ -305,8 +305,9 @@ describe('host/rolloutTree', () => {
       assert.deepEqual(g0.rewards, want);
       const mean = want.reduce((a, b) => a + b, 0) / 3;
       assert.equal(groupDescription(g0), `3 rollouts · rewards ${want.join(', ')} · mean ${Math.round(mean * 1000) / 1000}`);
-      // By name: the rollouts' task ids (instance ids) in order.
-      assert.deepEqual(labels(g0.children), [0, 2, 4].map((i) => rows[i].instance_id).sort());
+      // The rollouts of a group are named by their place in it (and line), not by the task id they share (issue 21 item 3).
+      assert.deepEqual(labels(g0.children), [0, 2, 4].map((i, k) => `#${k + 1} of 3 · line ${i + 1}`));
+      assert.equal(new Set(labels(g0.children)).size, 3);
     });
 
     it('sorts and filters inside groups; rollouts without a group are listed directly', () => {
