@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { preview, rolloutAt, SearchCancelledError, type SearchHit, type SearchOptions, type SearchResult } from './search';
+import { preview, rolloutAt, SearchCancelledError, type SearchHit, type SearchOptions, type SearchResult } from './searchHits';
 
 /** ripgrep could not be used for this query (not startable, or it rejected the pattern): use the built-in scanner. */
 export class RipgrepUnavailableError extends Error {
