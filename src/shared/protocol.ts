@@ -106,6 +106,13 @@ export type CastEventCode = 'o' | 'i' | 'm' | 'r' | 'x';
 /** One recording event, compact: [seconds from the start of the recording, code, data]. */
 export type CastEventView = [number, CastEventCode, string];
 
+/**
+ * Largest terminal the player emulates (cells). A recording whose header or resize events ask for
+ * more is shown at this size, with a note (a 10000×10000 header would take 1.2 GB in xterm.js).
+ */
+export const MAX_TERM_COLS = 500;
+export const MAX_TERM_ROWS = 200;
+
 /** A terminal recording ready to play. Event times never decrease. */
 export interface CastView {
   /** Terminal size at the start (later `r` events resize it). */

@@ -11,6 +11,7 @@
  *  5. cut the text the way the recording's harness cut long outputs (plan.truncation).
  */
 import { Terminal } from '@xterm/headless';
+import { clampEscapes } from '../escapes';
 import type { TruncationPolicy } from './plan';
 
 /** A regex replacement applied to normalised text. `pattern` is a JavaScript regex source. */
@@ -83,9 +84,13 @@ export async function renderTerminal(text: string, cols = 400): Promise<string> 
   // xterm keeps every row of its scrollback (~5 KB a row at 400 columns): a flood of lines would
   // take gigabytes. Past these sizes lines are rendered one by one (renderLines).
   if (lineCount > XTERM_MAX_LINES || text.length > XTERM_MAX_CHARS) return renderLines(text);
-  const term = new Terminal({ cols, rows: 50, scrollback: lineCount + 100, convertEol: true, allowProposedApi: true });
+  const rows = 50;
+  const term = new Terminal({ cols, rows, scrollback: lineCount + 100, convertEol: true, allowProposedApi: true });
   try {
-    await new Promise<void>((resolve) => term.write(text, resolve));
+    // Counts past the screen's size (ESC[2147483647S scrolls two billion lines, one at a time) are
+    // lowered to it first: xterm's work per byte of input stays bounded (core/escapes.ts).
+    const safe = clampEscapes(text, { rows, cols }).text;
+    await new Promise<void>((resolve) => term.write(safe, resolve));
     const buf = term.buffer.active;
     const lines: string[] = [];
     for (let i = 0; i < buf.length; i++) {
