@@ -20,6 +20,13 @@
  * the webview player.
  */
 
+/**
+ * Largest screen a terminal recording is played or rendered at (cells); the webview's
+ * `MAX_TERM_COLS`/`MAX_TERM_ROWS` (src/shared/protocol.ts) are the same numbers (a unit test checks).
+ */
+export const MAX_SCREEN_COLS = 500;
+export const MAX_SCREEN_ROWS = 200;
+
 /** Upper bound of any other CSI parameter (SGR colours are ≤ 255; window sizes in cells ≤ this). */
 export const GENERIC_CAP = 9999;
 

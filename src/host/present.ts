@@ -10,6 +10,7 @@ import { attemptNumber } from '../core/formats/harborLayout';
 import { countedSteps, type Outcome, type Rollout, type Step } from '../core/model';
 import type { LoadedFile } from '../core/load';
 import { EscapeClamp } from '../core/escapes';
+import { MAX_EVENT_SECONDS } from '../core/formats/asciicast';
 import { FILE_ISSUES_MAX, MAX_TERM_COLS, MAX_TERM_ROWS, PICKER_MAX, pickerPositions, type CastEventCode, type CastEventView, type CastMessage, type CastView, type IssueView, type LiveInfo, type LoadErrorMessage, type RolloutMessage, type RolloutSummary, type RolloutUpdateMessage, type ViewConfig } from '../shared/protocol';
 
 /** A per-render nonce for the webview CSP: 128 random bits, base64 (never Math.random). */
@@ -384,7 +385,7 @@ export function castView(parsed: ParsedCast, maxChars = MAX_CAST_CHARS): { cast:
       continue;
     }
     // Times that go back or are not finite / absurd (1e308) play at the time of the event before.
-    const ok = Number.isFinite(e.time) && e.time >= last && e.time < MAX_CAST_SECONDS;
+    const ok = Number.isFinite(e.time) && e.time >= last && e.time < MAX_EVENT_SECONDS;
     if (!ok) badTimes++;
     const t = ok ? e.time : last;
     if (chars + e.data.length > maxChars) {
@@ -413,12 +414,12 @@ export function castView(parsed: ParsedCast, maxChars = MAX_CAST_CHARS): { cast:
   const rest = clamp.flush();
   if (rest) events.push([last, 'o', rest]);
   const lastTime = all.length ? all[all.length - 1].time : 0;
-  const end = Number.isFinite(lastTime) && lastTime < MAX_CAST_SECONDS ? lastTime : last;
+  const end = Number.isFinite(lastTime) && lastTime < MAX_EVENT_SECONDS ? lastTime : last;
   const notes: string[] = [];
   if (sizeClamped) notes.push(`The recording asks for a ${asked.cols}×${asked.rows} terminal; the player shows at most ${MAX_TERM_COLS}×${MAX_TERM_ROWS}.`);
   if (resizesClamped) notes.push(`${resizesClamped} resize ${resizesClamped === 1 ? 'event asks' : 'events ask'} for more than ${MAX_TERM_COLS}×${MAX_TERM_ROWS}; the player stops there.`);
   if (clamp.clamped) notes.push(`${clamp.clamped} escape ${clamp.clamped === 1 ? 'sequence asks' : 'sequences ask'} for more rows or columns than the screen has; ${clamp.clamped === 1 ? 'it was' : 'they were'} lowered to the screen's size.`);
-  if (badTimes) notes.push(`${badTimes} ${badTimes === 1 ? 'event has a time' : 'events have times'} before the event before or past ${MAX_CAST_SECONDS} s; ${badTimes === 1 ? 'it plays' : 'they play'} at the time of the event before.`);
+  if (badTimes) notes.push(`${badTimes} ${badTimes === 1 ? 'event has a time' : 'events have times'} before the event before or past ${MAX_EVENT_SECONDS} s; ${badTimes === 1 ? 'it plays' : 'they play'} at the time of the event before.`);
   if (unknownCodes) notes.push(`${unknownCodes} ${unknownCodes === 1 ? 'event has' : 'events have'} an event code the player does not know (not o, i, m, r or x) and ${unknownCodes === 1 ? 'was' : 'were'} skipped.`);
   if (truncatedAt !== null) {
     notes.push(`The recording is long: the player shows its first ${formatBytes(maxChars)} of terminal data, up to ${clock(truncatedAt)} of ${clock(end)}.`);
@@ -427,9 +428,6 @@ export function castView(parsed: ParsedCast, maxChars = MAX_CAST_CHARS): { cast:
   if (bad) notes.push(`${bad} damaged event ${bad === 1 ? 'line was' : 'lines were'} left out.`);
   return { cast: { cols, rows, duration: last, title, events, truncatedAt }, note: notes.length ? notes.join(' ') : null };
 }
-
-/** Event times past this (seconds, ~31 years) are no real recording's; the player treats them as bad times. */
-export const MAX_CAST_SECONDS = 1e9;
 
 /** The `cast` answer for a recording that cannot be shown. */
 export function castError(rolloutIndex: number, rolloutId: string, file: string, error: string): CastMessage {
