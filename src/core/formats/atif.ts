@@ -24,13 +24,13 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
-import { asWarning, formatIssue, RolloutLoadError, type LocatedIssue } from '../errors';
+import { asWarning, describeValue, formatIssue, RolloutLoadError, type LocatedIssue } from '../errors';
 import { JsonDoc } from '../json';
 import { unknownOutcome, type Observation, type Outcome, type Rollout, type RolloutLink, type Step } from '../model';
 import { inlineExitCode, textExitCode, textToolCalls } from './textToolCalls';
 import { attemptLinks, isTrialFolder, rawSessionLinks, trialAttempts, trialOfAttempt } from './harborLayout';
 import { toolCallAction, toolNames } from './toolCalls';
-import type { FileAccess, FormatLoader, LoadInput } from './types';
+import type { Detection, FileAccess, FormatLoader, LoadInput } from './types';
 import { contentText, isObject, resolvedFromReward, secondsBetween, singleDoc, str, terminusReplyActions } from './util';
 
 const FORMAT_LABEL = 'Harbor ATIF trajectory';
@@ -159,13 +159,14 @@ type TrialResult = z.infer<typeof TrialResultSchema>;
 // ---------------------------------------------------------------------------------------------
 // Detection
 
-function atifDetect(input: LoadInput): { accept: true; confidence: number } | { accept: false; reason: string } {
+function atifDetect(input: LoadInput): Detection {
   if (!input.doc) return { accept: false, reason: 'not a single JSON document (ATIF is one JSON object)' };
   const v = input.doc.value;
   if (!isObject(v)) return { accept: false, reason: 'top-level value is not a JSON object' };
   const sv = v.schema_version;
-  if (typeof sv !== 'string') return { accept: false, reason: 'no "schema_version" field' };
-  if (!sv.startsWith('ATIF-v')) return { accept: false, reason: `schema_version ${JSON.stringify(sv)} is not "ATIF-v…"` };
+  if (sv === undefined) return { accept: false, reason: 'no "schema_version" field', at: [] };
+  if (typeof sv !== 'string') return { accept: false, reason: `"schema_version" is ${describeValue(sv)}, not a string "ATIF-v…"`, at: ['schema_version'] };
+  if (!sv.startsWith('ATIF-v')) return { accept: false, reason: `schema_version ${JSON.stringify(sv)} is not "ATIF-v…"`, at: ['schema_version'] };
   // The file declares ATIF: accept even without a usable `steps` so that load() reports where it is wrong.
   return { accept: true, confidence: Array.isArray(v.steps) ? 1 : 0.9 };
 }
