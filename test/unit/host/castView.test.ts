@@ -9,6 +9,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCastMessage } from '../../../src/host/castFile';
 import { castSize, castView } from '../../../src/host/present';
+import { MAX_SCREEN_COLS, MAX_SCREEN_ROWS } from '../../../src/core/escapes';
+import { MAX_TERM_COLS, MAX_TERM_ROWS } from '../../../src/shared/protocol';
 import { isHostMessage, isPersistedState, isWebviewMessage } from '../../../src/shared/protocol';
 import { sample, tmpDir } from '../samples';
 
@@ -136,5 +138,11 @@ describe('host: terminal recordings for the player', () => {
     assert.ok(!isPersistedState({ ...st, playerSpeed: 3 }));
     assert.ok(!isPersistedState({ ...st, playerHeight: 2 }));
     assert.ok(!isPersistedState({ ...st, playerCollapsed: 'yes' }));
+  });
+});
+
+describe('player size limits', () => {
+  it("the webview's MAX_TERM_* are core's MAX_SCREEN_* (the loader's warning and the player's clamp agree)", () => {
+    assert.deepEqual([MAX_TERM_COLS, MAX_TERM_ROWS], [MAX_SCREEN_COLS, MAX_SCREEN_ROWS]);
   });
 });
