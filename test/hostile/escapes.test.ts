@@ -21,6 +21,11 @@ describe('hostile escapes: absurd CSI counts (issue 18 item 1)', () => {
       assert.ok(r.peakHeapBytes < 200 * MB, `peak heap ${r.peakHeapBytes}`);
     });
   }
+  it('the normaliser writes carriage returns over a 1 MB line 600,000 times (2.2 MB: the line-by-line renderer) in bounded time (linear, not a copy per return)', async () => {
+    const r = await runBounded<{ length: number; head: string }>('escapesCases.ts', 'normalizeCrFlood', [600_000], { timeoutMs: 30_000, maxHeapMb: 512 });
+    assert.equal(r.value.head, 'axx');
+    assert.equal(r.value.length, 1_000_000 + '\ngood after'.length);
+  });
   it('a 10000×10000 header is played at most 500×200, with a note', async () => {
     const r = await runBounded<{ note: string | null; cols: number; rows: number }>('escapesCases.ts', 'castHostile', ['', 1, 10000, 10000], { timeoutMs: 30_000, maxHeapMb: 256 });
     assert.equal(r.value.cols, 500);

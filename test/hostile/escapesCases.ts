@@ -26,3 +26,9 @@ export function castHostile(seq: string, times: number, cols = 80, rows = 24): {
   const { cast, note } = castView(parsed);
   return { note, cols: cast.cols, rows: cast.rows, out: cast.events.filter((e) => e[1] === 'o').map((e) => e[2]).join('') };
 }
+
+/** A long line written over `times` times by carriage returns (a progress bar gone wrong), past xterm's size limit. */
+export async function normalizeCrFlood(times: number): Promise<{ length: number; head: string }> {
+  const text = (await normalizeOutput('x'.repeat(1_000_000) + '\ra'.repeat(times) + '\ngood after\n')).text;
+  return { length: text.length, head: text.slice(0, 3) };
+}

@@ -124,9 +124,19 @@ export function renderLines(text: string): string {
   for (const raw of text.replace(ESCAPE, '').replace(/\x07/g, '').split('\n')) {
     let line = raw;
     if (line.includes('\r')) {
-      let cur = '';
-      for (const seg of line.split('\r')) cur = seg + cur.slice(seg.length);
-      line = cur;
+      // Each segment writes over the start of the ones before: a character shows from the last
+      // segment long enough to reach it. Walked from the last segment back, so the work is linear
+      // (writing each segment over a copy of the line was quadratic: 1 MB then "\ra" × 300,000).
+      const segs = line.split('\r');
+      const parts: string[] = [];
+      let covered = 0;
+      for (let k = segs.length - 1; k >= 0; k--) {
+        if (segs[k].length > covered) {
+          parts.push(segs[k].slice(covered));
+          covered = segs[k].length;
+        }
+      }
+      line = parts.join('');
     }
     if (line.includes('\b')) {
       const chars: string[] = [];
