@@ -19,6 +19,8 @@ export interface Loaded {
   issues: LocatedIssue[];
   note?: string | null;
   playerDuration?: number;
+  /** Every step's castTime and durationSec (cast cases), as JSON would carry them. */
+  times?: unknown[];
 }
 
 function tmpFile(name: string, text: string): string {
@@ -57,6 +59,7 @@ export async function castOdd(kind: 'back' | 'huge' | 'code' | 'size', n = 1000)
     if (kind === 'back' && i % 2 === 1) t = 0.05;
     if (kind === 'huge' && i === n / 2) t = 1e308;
     lines.push(JSON.stringify([t, kind === 'code' && i % 3 === 0 ? 'z' : 'o', `good output ${i}\r\n`]));
+    if (kind === 'huge' && i % 100 === 0) lines.push(JSON.stringify([t, 'm', `marker ${i}`]));
   }
   const text = lines.join('\n') + '\n';
   const f = tmpFile('odd.cast', text);
@@ -64,5 +67,6 @@ export async function castOdd(kind: 'back' | 'huge' | 'code' | 'size', n = 1000)
   fs.rmSync(path.dirname(f), { recursive: true, force: true });
   const { cast, note } = castView(parseAsciicast(text, { lenient: true }));
   const r = loaded.rollouts[0];
-  return { steps: r.steps.length, messages: r.steps.map((s) => s.observations.map((o) => o.output).join('')), issues: loaded.issues ?? [], note, playerDuration: cast.duration };
+  const times = r.steps.flatMap((s) => [s.castTime ?? null, s.durationSec]);
+  return { steps: r.steps.length, messages: r.steps.map((s) => s.observations.map((o) => o.output).join('')), issues: loaded.issues ?? [], note, playerDuration: cast.duration, times };
 }
