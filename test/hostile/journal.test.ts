@@ -21,4 +21,24 @@ describe('hostile journal: entries with bad times (issue 18 item 2)', () => {
       });
     }
   }
+  // Other fields: entries for keys that exist nowhere, prototype names, huge values.
+  const OTHER: Array<[string, Record<string, unknown>, number]> = [
+    ['a step index past every rollout', { stepIndex: 1e15 }, 0],
+    ['an unknown rollout id', { rolloutId: 'no-such-rollout' }, 0],
+    ['__proto__ as rollout id and annotator', { rolloutId: '__proto__', annotator: '__proto__' }, 0],
+    ['a 1 MB note', { rolloutId: '$r0', stepIndex: 5, note: 'n'.repeat(1 << 20) }, 0],
+    ['a value of 2', { value: 2 }, 1],
+    ['an empty id', { id: '' }, 1],
+    ['stepIndex -1', { stepIndex: -1 }, 1],
+    ['journal version 2', { v: 2 }, 1],
+  ];
+  for (const [what, patch, warned] of OTHER) {
+    it(`an entry with ${what} stops no write and hides no label (${warned ? 'a located warning' : 'kept, harmless'})`, async () => {
+      const r = await runBounded<JournalOutcome>('journalCases.ts', 'hostileEntry', [patch, 'during'], { timeoutMs: 30_000, maxHeapMb: 256 });
+      assert.deepEqual(r.value.thrown, []);
+      for (const [k, v] of Object.entries({ 2: -1, 3: 0, 4: 1 })) assert.equal(r.value.values[k], v, `step ${k}`);
+      assert.equal(r.value.warnings.length, warned, r.value.warnings.join('\n'));
+      if (warned) assert.match(r.value.warnings[0], /apb\.jsonl\.labels\.jsonl:\d+: skipped: /);
+    });
+  }
 });

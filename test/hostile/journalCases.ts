@@ -31,12 +31,22 @@ export interface JournalOutcome {
  * writes (`'during'`). Alice then labels steps 2 (−1), 3 (0) and 4 (+1); a fresh store reads it back.
  */
 export async function hostileTime(time: unknown, when: 'before' | 'during'): Promise<JournalOutcome> {
+  return hostileEntry({ time }, when);
+}
+
+/**
+ * The same with any fields of the hostile entry replaced by `patch` (its time a valid one an hour
+ * ago unless `patch` sets one); `rolloutId: '$r0'` stands for the first rollout's id.
+ */
+export async function hostileEntry(patch: Record<string, unknown>, when: 'before' | 'during'): Promise<JournalOutcome> {
   const rollouts = (await loadFile(sample(APB))).rollouts;
   const r0 = rollouts[0];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ti-hostile-journal-'));
   const j = path.join(dir, '.trajectory-labels', 'apb.jsonl.labels.jsonl');
   fs.mkdirSync(path.dirname(j), { recursive: true });
-  const hostile = line(r0.id, 2, 'alice', 1, time) + '\n';
+  const base = JSON.parse(line(r0.id, 2, 'alice', 1, new Date(Date.now() - 3600_000).toISOString())) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(patch)) base[k] = v === '$r0' ? r0.id : v;
+  const hostile = JSON.stringify(base) + '\n';
   if (when === 'before') fs.writeFileSync(j, hostile);
   const thrown: string[] = [];
   const s = await openLabelStore(j, { annotator: 'alice', rollouts });
