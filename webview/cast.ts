@@ -2,7 +2,7 @@
  * Pure helpers of the terminal player: finding events and steps by time, clock text. Times are
  * seconds from the start of the recording (asciicast event times, `Step.castTime`).
  */
-import type { CastEventView } from '../src/shared/protocol';
+import { MAX_TERM_COLS, MAX_TERM_ROWS, type CastEventView } from '../src/shared/protocol';
 
 /** Index of the first event later than `t` (events sorted by time): events [0, result) are at or before `t`. */
 export function eventsUpTo(events: readonly CastEventView[], t: number): number {
@@ -55,13 +55,13 @@ export function formatClock(sec: number, tenths = true): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}${frac}` : `${m}:${ss}${frac}`;
 }
 
-/** `COLSxROWS` of an asciicast resize event, or null when malformed. */
+/** `COLSxROWS` of an asciicast resize event (at most MAX_TERM_COLS×MAX_TERM_ROWS: the host clamps them so), or null when malformed. */
 export function parseResize(data: string): { cols: number; rows: number } | null {
   const m = /^\s*(\d{1,5})\s*x\s*(\d{1,5})\s*$/.exec(data);
   if (!m) return null;
   const cols = Number(m[1]);
   const rows = Number(m[2]);
-  return cols > 0 && rows > 0 && cols <= 2000 && rows <= 1000 ? { cols, rows } : null;
+  return cols > 0 && rows > 0 ? { cols: Math.min(cols, MAX_TERM_COLS), rows: Math.min(rows, MAX_TERM_ROWS) } : null;
 }
 
 /**

@@ -65,10 +65,14 @@ export class RolloutLoadError extends Error {
   }
 }
 
-/** Why one loader declined a file. */
+/** Why one loader declined a file; `reason` ends with the position of the field that decided when it has one (`(line 1, column 3, at /schema_version)`). */
 export interface Declined {
   format: string;
   reason: string;
+  /** 1-based line / column and JSON pointer of the field that decided (absent for files that are not JSON). */
+  line?: number;
+  column?: number;
+  pointer?: string;
 }
 
 /** No loader accepted the file: lists every format tried and why each declined. */

@@ -15,6 +15,7 @@ import { convertedLink } from './formats/harborLayout';
 import type { FileAccess, LoadInput } from './formats/types';
 import type { FormatId, HarborJob, Rollout } from './model';
 import { nodeFiles } from './nodeFiles';
+import { rolloutOddities } from './oddities';
 
 /** The rollouts read from one file. */
 export interface LoadedFile {
@@ -227,6 +228,9 @@ export async function loadFile(file: string, files: FileAccess = nodeFiles): Pro
   const rollouts = await loader.load(input);
   const loaded: LoadedFile = { path: file, format: loader.id, schemaVersion: rollouts[0]?.schemaVersion ?? null, rollouts };
   if (input.issues?.length) loaded.issues = loader.stream ? markCutLastLine(input, input.issues) : input.issues;
+  // Values that load but are not what they claim (timestamps that are no times, …): located warnings.
+  const odd = rolloutOddities(file, input.text, rollouts);
+  if (odd.length) loaded.issues = [...(loaded.issues ?? []), ...odd];
   // A coding agent's raw session inside a Harbor trial links to the trial's converted ATIF trajectory.
   if (loader.stream) {
     const link = await convertedLink(file, files);

@@ -567,6 +567,10 @@ export class TimelinePanel implements vscode.Disposable {
       case 'openLink':
         await this.openLink(m.rolloutIndex, m.stepIndex, m.link);
         break;
+      case 'openUrl':
+        // A hyperlink of a recording (OSC 8): VS Code asks before opening a domain the user has not trusted.
+        await vscode.env.openExternal(vscode.Uri.parse(m.url, true));
+        break;
       case 'reload':
         await this.load();
         break;

@@ -106,6 +106,13 @@ export type CastEventCode = 'o' | 'i' | 'm' | 'r' | 'x';
 /** One recording event, compact: [seconds from the start of the recording, code, data]. */
 export type CastEventView = [number, CastEventCode, string];
 
+/**
+ * Largest terminal the player emulates (cells). A recording whose header or resize events ask for
+ * more is shown at this size, with a note (a 10000×10000 header would take 1.2 GB in xterm.js).
+ */
+export const MAX_TERM_COLS = 500;
+export const MAX_TERM_ROWS = 200;
+
 /** A terminal recording ready to play. Event times never decrease. */
 export interface CastView {
   /** Terminal size at the start (later `r` events resize it). */
@@ -489,6 +496,30 @@ export interface OpenLinkMessage {
   link: number;
 }
 
+/**
+ * Open a hyperlink of a terminal recording (an OSC 8 link the player shows): the host hands it to
+ * `vscode.env.openExternal`, which asks the user first for domains they have not trusted. Only
+ * `http:`, `https:` and `mailto:` URLs of at most MAX_OPEN_URL characters are accepted.
+ */
+export interface OpenUrlMessage {
+  type: 'openUrl';
+  url: string;
+}
+
+/** Longest URL an `openUrl` message may carry. */
+export const MAX_OPEN_URL = 4096;
+
+/** True for a URL the host may open for an `openUrl` message (see OpenUrlMessage). */
+export function isOpenableUrl(url: string): boolean {
+  if (url.length > MAX_OPEN_URL || !/^(?:https?:\/\/|mailto:)/i.test(url)) return false;
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' || u.protocol === 'mailto:';
+  } catch {
+    return false;
+  }
+}
+
 /** Open a file at a 1-based line/column (links in the load-error view). */
 export interface OpenLocationMessage {
   type: 'openLocation';
@@ -570,6 +601,7 @@ export interface StepSliceMessage {
 }
 
 export type WebviewMessage =
+  | OpenUrlMessage
   | StepSliceMessage
   | ReplayControlMessage
   | SetLabelMessage
@@ -651,6 +683,8 @@ export function isWebviewMessage(v: unknown): v is WebviewMessage {
       return isIndex(v.rolloutIndex);
     case 'openLink':
       return isIndex(v.rolloutIndex) && (v.stepIndex === null || isIndex(v.stepIndex)) && isIndex(v.link);
+    case 'openUrl':
+      return typeof v.url === 'string' && isOpenableUrl(v.url);
     case 'openLocation':
       return typeof v.file === 'string' && v.file.length > 0 && isPosOrNull(v.line) && isPosOrNull(v.column);
     case 'reload':

@@ -77,7 +77,7 @@ describe('webview/cast', () => {
     assert.deepEqual(parseResize('80x24'), { cols: 80, rows: 24 });
     assert.deepEqual(parseResize(' 120 x 40 '), { cols: 120, rows: 40 });
     assert.equal(parseResize('0x24'), null);
-    assert.equal(parseResize('99999x2'), null);
+    assert.deepEqual(parseResize('99999x2'), { cols: 500, rows: 2 });
     assert.equal(parseResize('wide'), null);
     assert.equal(formatClock(0), '0:00.0');
     assert.equal(formatClock(6.34082), '0:06.3');

@@ -368,6 +368,17 @@ export class TiApp extends LitElement {
       font-weight: 600;
       color: var(--vscode-foreground);
     }
+    /* A 2.5 KB agent or model name (untrusted input) is cut with an ellipsis, the whole text in its title:
+       it never widens the header or the cards. */
+    .meta-row > span,
+    .title-row .task-id,
+    .title-row .outcome-status {
+      max-width: min(48em, 100%);
+      min-width: 0;
+      overflow: hidden;
+      text-overflow: ellipsis;
+      white-space: nowrap;
+    }
     #step-count {
       font-weight: 600;
       color: var(--vscode-foreground);
@@ -1621,7 +1632,7 @@ export class TiApp extends LitElement {
     return html`<header>
       <div class="title-row">
         <h1 class="title" title=${`${m.file.path}\nrollout ${r.id}`}>${title}</h1>
-        ${r.task.id && r.task.id !== title ? html`<span class="task-id" title="task id">${r.task.id}${derivedMark(r, 'task.id')}</span>` : nothing}
+        ${r.task.id && r.task.id !== title ? html`<span class="task-id" title=${`task id ${r.task.id}`}>${r.task.id}${derivedMark(r, 'task.id')}</span>` : nothing}
         <span class="outcome">
           ${o.resolved === true
             ? html`<span class="pill resolved outcome-badge">resolved${derivedMark(r, 'outcome.resolved')}</span>`
@@ -1629,19 +1640,19 @@ export class TiApp extends LitElement {
               ? html`<span class="pill failed outcome-badge">failed${derivedMark(r, 'outcome.resolved')}</span>`
               : nothing}
           ${o.reward !== null ? html`<span class="pill neutral reward" title=${rewardTitle}>reward ${formatReward(o.reward)}${derivedMark(r, 'outcome.reward')}</span>` : nothing}
-          ${o.status ? html`<span class="pill neutral outcome-status" title="exit status">${o.status}</span>` : nothing}
+          ${o.status ? html`<span class="pill neutral outcome-status" title=${`exit status ${o.status}`}>${o.status}</span>` : nothing}
         </span>
       </div>
       <div class="meta-row">
         <span id="step-count">${r.steps.length} ${r.steps.length === 1 ? 'step' : 'steps'}</span>
-        ${agent ? html`<span>agent <span class="value">${agent}</span></span>` : nothing}
-        ${r.agent.model ? html`<span>model <span class="value">${r.agent.model}</span></span>` : nothing}
+        ${agent ? html`<span class="agent" title=${agent}>agent <span class="value">${agent}</span></span>` : nothing}
+        ${r.agent.model ? html`<span class="model" title=${r.agent.model}>model <span class="value">${r.agent.model}</span></span>` : nothing}
         <span class="format">${FORMAT_LABEL[m.file.format] ?? m.file.format}${m.file.schemaVersion ? ` · ${m.file.schemaVersion}` : ''}</span>
         ${t.durationSec !== null ? html`<span>${formatDuration(t.durationSec)}</span>` : nothing}
         ${t.hasTokens ? html`<span title="prompt → completion tokens, all steps">${formatCount(t.prompt)} → ${formatCount(t.completion)} tok</span>` : nothing}
         ${t.hasCost ? html`<span>${formatCost(t.cost)}</span>` : nothing}
-        ${r.environment.image ? html`<span title="environment image">image <span class="value">${r.environment.image}</span></span>` : nothing}
-        ${r.environment.workdir ? html`<span class="workdir" title="working directory">cwd <span class="value">${r.environment.workdir}</span>${derivedMark(r, 'environment.workdir')}</span>` : nothing}
+        ${r.environment.image ? html`<span title=${`environment image ${r.environment.image}`}>image <span class="value">${r.environment.image}</span></span>` : nothing}
+        ${r.environment.workdir ? html`<span class="workdir" title=${`working directory ${r.environment.workdir}`}>cwd <span class="value">${r.environment.workdir}</span>${derivedMark(r, 'environment.workdir')}</span>` : nothing}
         ${this.renderRefSummary(r)}
         ${m.sliced
           ? html`<span class="sliced" title=${`The rollout is ${formatSize(m.sliced.fullChars)} of text: each step's full content is fetched when its card comes into view (${formatSize(m.sliced.headChars)} sent up front).`}>large rollout · steps load as you scroll</span>`

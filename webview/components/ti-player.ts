@@ -19,7 +19,8 @@ import xtermCss from '@xterm/xterm/css/xterm.css';
 import { LitElement, css, html, nothing, unsafeCSS, type PropertyValues, type TemplateResult } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
 import { guard } from 'lit/directives/guard.js';
-import { PLAYER_SPEEDS, type CastView } from '../../src/shared/protocol';
+import { MAX_TERM_COLS, MAX_TERM_ROWS, PLAYER_SPEEDS, isOpenableUrl, type CastView } from '../../src/shared/protocol';
+import { post } from '../ipc';
 import { eventsUpTo, formatClock, termOps } from '../cast';
 import { cssProps } from '../cssProps';
 
@@ -505,11 +506,12 @@ export class TiPlayer extends LitElement {
     this.time = cast ? Math.max(0, Math.min(cast.duration, this.startTime)) : 0;
     this.targetTime = this.time;
     if (!cast || !this.termEl) return;
-    this.size = { cols: cast.cols, rows: cast.rows };
+    // The host clamps sizes already (castView); a recording never makes a bigger terminal here.
+    this.size = { cols: Math.min(cast.cols, MAX_TERM_COLS), rows: Math.min(cast.rows, MAX_TERM_ROWS) };
     const fontFamily = getComputedStyle(this).getPropertyValue('--vscode-editor-font-family').trim() || 'monospace';
     const term = new Terminal({
-      cols: cast.cols,
-      rows: cast.rows,
+      cols: this.size.cols,
+      rows: this.size.rows,
       fontFamily,
       fontSize: this.fontSizeFor(fontFamily),
       lineHeight: 1,
@@ -519,6 +521,15 @@ export class TiPlayer extends LitElement {
       scrollback: 5000,
       theme: vscodeTheme(this),
       allowProposedApi: false,
+      // OSC 8 hyperlinks of the recording: not xterm's confirm() + window.open, but the host's
+      // vscode.env.openExternal (VS Code's own prompt for untrusted domains). Other schemes do nothing.
+      linkHandler: {
+        activate: (event: MouseEvent, uri: string) => {
+          event.preventDefault();
+          if (isOpenableUrl(uri)) post({ type: 'openUrl', url: uri });
+        },
+        allowNonHttpProtocols: true,
+      },
     });
     // A player: no key reaches xterm (it neither handles nor cancels them), so they bubble to the timeline.
     term.attachCustomKeyEventHandler(() => false);
@@ -611,8 +622,10 @@ export class TiPlayer extends LitElement {
       // Going back past an event already written: start over from a fresh terminal.
       if (this.written > 0 && events[this.written - 1][0] > t) {
         term.reset();
-        if (term.cols !== cast.cols || term.rows !== cast.rows) term.resize(cast.cols, cast.rows);
-        this.size = { cols: cast.cols, rows: cast.rows };
+        const cols = Math.min(cast.cols, MAX_TERM_COLS);
+        const rows = Math.min(cast.rows, MAX_TERM_ROWS);
+        if (term.cols !== cols || term.rows !== rows) term.resize(cols, rows);
+        this.size = { cols, rows };
         this.written = 0;
       }
       const upTo = eventsUpTo(events, t);

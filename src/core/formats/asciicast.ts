@@ -43,7 +43,8 @@
  * This module never imports `vscode`.
  */
 import { z } from 'zod';
-import { RolloutLoadError, type LocatedIssue } from '../errors';
+import { asWarning, describeValue, RolloutLoadError, type LocatedIssue } from '../errors';
+import { MAX_SCREEN_COLS, MAX_SCREEN_ROWS } from '../escapes';
 import { JsonDoc, LineIndex, splitJsonl } from '../json';
 import { makeStep, unknownOutcome, type Action, type Observation, type Rollout, type Step } from '../model';
 import type { FormatLoader } from './types';
@@ -390,13 +391,61 @@ export function castSteps(events: PositionedEvent[]): { steps: Step[]; split: 'm
         message: kind === 'marker' ? events[from].data : '',
         actions,
         observations,
-        castTime,
-        durationSec: Math.max(0, Math.round((nextTime - castTime) * 1e6) / 1e6),
+        // An absurd event time (1e308 s, past MAX_EVENT_SECONDS: a located warning) places no step on the recording.
+        castTime: castTime <= MAX_EVENT_SECONDS ? castTime : null,
+        durationSec: castTime <= MAX_EVENT_SECONDS && nextTime <= MAX_EVENT_SECONDS ? Math.max(0, Math.round((nextTime - castTime) * 1e6) / 1e6) : null,
         range,
       }),
     );
   }
   return { steps, split };
+}
+
+/** Event times past this (seconds from the start, ~31 years) are no real recording's. */
+export const MAX_EVENT_SECONDS = 1e9;
+
+/** Event codes of asciicast v1–v3 (others are kept, with a warning). */
+const KNOWN_CODES = new Set(['o', 'i', 'm', 'r', 'x']);
+
+/**
+ * Located warnings for what loads but is odd (issue 18 item 6): a header size past
+ * MAX_SCREEN_COLS×MAX_SCREEN_ROWS (the player clamps it), event times that go back (v2 times are
+ * absolute) or lie past MAX_EVENT_SECONDS, and unknown event codes. At most 20 of each kind are
+ * located; the rest are counted in one more warning.
+ */
+export function castOddities(file: string, version: 1 | 2 | 3, h: AsciicastHeader, events: readonly PositionedEvent[], text = ''): LocatedIssue[] {
+  const out: LocatedIssue[] = [];
+  const size = version === 3 ? ['term', 'cols'] : ['width'];
+  if (h.cols > MAX_SCREEN_COLS || h.rows > MAX_SCREEN_ROWS || h.cols === 0 || h.rows === 0) {
+    out.push(asWarning({ file, line: 1, column: 1, pointer: '/' + size.join('/'), expected: `a terminal size from 1×1 to ${MAX_SCREEN_COLS}×${MAX_SCREEN_ROWS} (the player shows at most that)`, found: `${h.cols}×${h.rows}` }));
+  }
+  const counts = new Map<string, number>();
+  const add = (kind: string, e: PositionedEvent, pointer: string, expected: string, found: () => string): void => {
+    const n = (counts.get(kind) ?? 0) + 1;
+    counts.set(kind, n);
+    if (n <= 20) out.push(asWarning({ file, line: e.line, column: 1, pointer, expected, found: found() }));
+  };
+  /** The time as written on the event's line (v1/v3 intervals were summed, and 1e308 s in µs is Infinity). */
+  const written = (e: PositionedEvent): string => {
+    try {
+      const v = JSON.parse(text.slice(e.start, e.end)) as unknown;
+      if (Array.isArray(v)) return describeValue(v[0]);
+    } catch {
+      // a v1 frame: not a line of its own
+    }
+    return describeValue(e.time);
+  };
+  let prev = 0;
+  for (const e of events) {
+    if (e.time > MAX_EVENT_SECONDS) add('time', e, '/0', `an event time under ${MAX_EVENT_SECONDS} s (it plays at the time of the event before)`, () => (version === 2 ? written(e) : `${written(e)} (${describeValue(e.time)} s from the start)`));
+    else if (e.time < prev) add('back', e, '/0', `an event time at or after the one before (${prev} s); the player plays it at that time`, () => describeValue(e.time));
+    else prev = e.time;
+    if (!KNOWN_CODES.has(e.code)) add('code', e, '/1', 'an event code "o", "i", "m", "r" or "x" (the player skips others)', () => describeValue(e.code));
+  }
+  for (const [kind, n] of counts) {
+    if (n > 20) out.push(asWarning({ file, line: null, column: null, pointer: null, expected: kind === 'code' ? 'known event codes' : 'event times in order, under ' + MAX_EVENT_SECONDS + ' s', found: `${n - 20} more events like the ones above` }));
+  }
+  return out;
 }
 
 /** Unix seconds → ISO-8601, or null. */
@@ -428,6 +477,8 @@ export const asciicastLoader: FormatLoader = {
   /** Reads the one rollout of a cast. Throws RolloutLoadError with located issues. */
   async load(input) {
     const cast = parseAsciicastPositioned(input.text, { file: input.path });
+    const odd = castOddities(input.path, cast.version, cast.header, cast.events, input.text);
+    if (odd.length) (input.issues ??= []).push(...odd);
     const { steps, split } = castSteps(cast.events);
     const h = cast.header;
     const counts: Record<string, number> = {};
@@ -442,7 +493,7 @@ export const asciicastLoader: FormatLoader = {
       rows: h.rows,
       stepSplit: split,
       eventCounts: counts,
-      durationSec: cast.events.length ? cast.events[cast.events.length - 1].time : 0,
+      durationSec: cast.events.length && cast.events[cast.events.length - 1].time <= MAX_EVENT_SECONDS ? cast.events[cast.events.length - 1].time : null,
     };
     if (h.timestamp !== null) {
       metadata.timestamp = h.timestamp;

@@ -24,13 +24,13 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
-import { formatIssue, RolloutLoadError } from '../errors';
+import { asWarning, describeValue, formatIssue, RolloutLoadError, type LocatedIssue } from '../errors';
 import { JsonDoc } from '../json';
 import { unknownOutcome, type Observation, type Outcome, type Rollout, type RolloutLink, type Step } from '../model';
 import { inlineExitCode, textExitCode, textToolCalls } from './textToolCalls';
 import { attemptLinks, isTrialFolder, rawSessionLinks, trialAttempts, trialOfAttempt } from './harborLayout';
 import { toolCallAction, toolNames } from './toolCalls';
-import type { FileAccess, FormatLoader, LoadInput } from './types';
+import type { Detection, FileAccess, FormatLoader, LoadInput } from './types';
 import { contentText, isObject, resolvedFromReward, secondsBetween, singleDoc, str, terminusReplyActions } from './util';
 
 const FORMAT_LABEL = 'Harbor ATIF trajectory';
@@ -159,13 +159,14 @@ type TrialResult = z.infer<typeof TrialResultSchema>;
 // ---------------------------------------------------------------------------------------------
 // Detection
 
-function atifDetect(input: LoadInput): { accept: true; confidence: number } | { accept: false; reason: string } {
+function atifDetect(input: LoadInput): Detection {
   if (!input.doc) return { accept: false, reason: 'not a single JSON document (ATIF is one JSON object)' };
   const v = input.doc.value;
   if (!isObject(v)) return { accept: false, reason: 'top-level value is not a JSON object' };
   const sv = v.schema_version;
-  if (typeof sv !== 'string') return { accept: false, reason: 'no "schema_version" field' };
-  if (!sv.startsWith('ATIF-v')) return { accept: false, reason: `schema_version ${JSON.stringify(sv)} is not "ATIF-v…"` };
+  if (sv === undefined) return { accept: false, reason: 'no "schema_version" field', at: [] };
+  if (typeof sv !== 'string') return { accept: false, reason: `"schema_version" is ${describeValue(sv)}, not a string "ATIF-v…"`, at: ['schema_version'] };
+  if (!sv.startsWith('ATIF-v')) return { accept: false, reason: `schema_version ${JSON.stringify(sv)} is not "ATIF-v…"`, at: ['schema_version'] };
   // The file declares ATIF: accept even without a usable `steps` so that load() reports where it is wrong.
   return { accept: true, confidence: Array.isArray(v.steps) ? 1 : 0.9 };
 }
@@ -274,6 +275,34 @@ function mapStep(s: AtifStep, i: number, index: number, src: StepSource, refs: S
   if (src.file) step.file = src.file;
   if (s.is_copied_context != null) step.copiedContext = s.is_copied_context;
   return step;
+}
+
+/** Located step_id warnings of one file beyond the first few (the rest are counted). */
+const MAX_STEP_ID_ISSUES = 20;
+
+/**
+ * Located warnings for `step_id`s that are negative, repeat an earlier one, or go back (ATIF numbers
+ * the steps of a file 1, 2, 3, …): the steps are shown in file order all the same.
+ */
+function stepIdIssues(doc: JsonDoc, traj: AtifTrajectory): LocatedIssue[] {
+  const out: LocatedIssue[] = [];
+  let more = 0;
+  const seen = new Map<number, number>();
+  let prev: number | null = null;
+  traj.steps.forEach((s, i) => {
+    const id = s.step_id;
+    let expected: string | null = null;
+    if (id < 0) expected = 'a step_id ≥ 0 (ATIF numbers steps from 1)';
+    else if (seen.has(id)) expected = `a step_id of its own (step ${seen.get(id)} has ${id} already)`;
+    else if (prev !== null && id < prev) expected = `a step_id after the one before (${prev}); the steps are shown in file order`;
+    if (!seen.has(id)) seen.set(id, i);
+    prev = id;
+    if (!expected) return;
+    if (out.length < MAX_STEP_ID_ISSUES) out.push(asWarning(doc.issue(['steps', i, 'step_id'], expected)));
+    else more++;
+  });
+  if (more) out.push(asWarning({ file: doc.file, line: null, column: null, pointer: '/steps', expected: 'step_ids in order, each once', found: `${more} more out-of-order, repeated or negative step_ids` }));
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -468,7 +497,7 @@ function trialAgent(t: TrialResult): Rollout['agent'] {
  * the trial's result.json (`trial` given: use it; undefined: look beside the file).
  * @throws RolloutLoadError for an unsupported schema version or a non-conforming trajectory
  */
-async function loadTrajectory(doc: JsonDoc, files: FileAccess, trial?: LoadedTrialResult | null): Promise<Rollout> {
+async function loadTrajectory(doc: JsonDoc, files: FileAccess, trial?: LoadedTrialResult | null, issues?: LocatedIssue[]): Promise<Rollout> {
   const file = doc.file;
   const traj = parseTrajectory(doc);
   const warnings: string[] = [];
@@ -485,6 +514,7 @@ async function loadTrajectory(doc: JsonDoc, files: FileAccess, trial?: LoadedTri
   for (const part of parts) {
     part.traj.steps.forEach((s, i) => steps.push(mapStep(s, i, steps.length, { doc: part.doc, file: part.file }, refs)));
     perFile.push({ path: part.doc.file, steps: part.traj.steps.length });
+    if (issues) issues.push(...stepIdIssues(part.doc, part.traj));
   }
   for (let i = 0; i + 1 < steps.length; i++) steps[i].durationSec = secondsBetween(steps[i].timestamp, steps[i + 1].timestamp);
 
@@ -593,7 +623,7 @@ export const atifLoader: FormatLoader = {
   label: FORMAT_LABEL,
   detect: atifDetect,
   async load(input) {
-    return [await loadTrajectory(singleDoc(input, FORMAT_LABEL), input.files)];
+    return [await loadTrajectory(singleDoc(input, FORMAT_LABEL), input.files, undefined, (input.issues ??= []))];
   },
 };
 
@@ -635,7 +665,7 @@ export const harborTrialResultLoader: FormatLoader = {
       const text = await input.files.readText(candidate);
       if (text === null) continue;
       try {
-        const rollout = await loadTrajectory(JsonDoc.parse(candidate, text), input.files, trial);
+        const rollout = await loadTrajectory(JsonDoc.parse(candidate, text), input.files, trial, (input.issues ??= []));
         rollout.metadata.openedFrom = input.path;
         return [rollout];
       } catch (e) {

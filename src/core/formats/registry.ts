@@ -2,7 +2,8 @@
  * The loader registry: every format the extension reads, tried in order on every file. Detection
  * is by content; the most confident loader that accepts wins (ties go to the earlier entry).
  */
-import { UnknownFormatError } from '../errors';
+import { describeValue, UnknownFormatError, type Declined } from '../errors';
+import type { JsonDoc } from '../json';
 import { asciicastLoader } from './asciicast';
 import { copilotCliLoader } from './copilotCli';
 import { atifLoader, harborTrialResultLoader } from './atif';
@@ -57,7 +58,7 @@ export const LOADERS: readonly FormatLoader[] = [
  */
 export function pickLoader(input: LoadInput, loaders: readonly FormatLoader[] = LOADERS): FormatLoader {
   let best: { loader: FormatLoader; confidence: number } | null = null;
-  const declined: { format: string; reason: string }[] = [];
+  const declined: Declined[] = [];
   for (const loader of loaders) {
     let d;
     try {
@@ -68,9 +69,54 @@ export function pickLoader(input: LoadInput, loaders: readonly FormatLoader[] = 
     if (d.accept) {
       if (!best || d.confidence > best.confidence) best = { loader, confidence: d.confidence };
     } else {
-      declined.push({ format: loader.label, reason: d.reason });
+      declined.push(locateDecline(input, loader.label, d.reason, d.at));
     }
   }
   if (!best) throw new UnknownFormatError(input.path, declined);
   return best.loader;
+}
+
+/** The document detection looked at: the single JSON value, or the first line's (JSONL); null for archives and unparsable lines. */
+function detectedDoc(input: LoadInput): JsonDoc | null {
+  if (input.doc) return input.doc;
+  if (input.lines?.length) {
+    try {
+      return input.parseLine(input.lines[0]);
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * A decline with the position of the field that decided (see `Detection`): `at` when the loader
+ * named it, else the first quoted field name of the reason the top-level object holds, else the top
+ * level. A reason saying `no "X"` while X is there (with another type) says what X holds instead.
+ */
+export function locateDecline(input: LoadInput, format: string, reason: string, at?: (string | number)[]): Declined {
+  const doc = detectedDoc(input);
+  if (!doc) return { format, reason };
+  let path = at;
+  let why = reason;
+  const top = doc.value;
+  if (!path && top !== null && typeof top === 'object' && !Array.isArray(top)) {
+    for (const m of reason.matchAll(/"([^"\\]{1,80})"/g)) {
+      if (Object.prototype.hasOwnProperty.call(top, m[1])) {
+        path = [m[1]];
+        const v = (top as Record<string, unknown>)[m[1]];
+        // "no \"schema_version\" field" is wrong when the field is there with another type.
+        if (new RegExp(`\\bno "${m[1].replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`).test(reason)) why = `${reason}: "${m[1]}" is there but holds ${describeValue(v)}`;
+        break;
+      }
+    }
+  }
+  path ??= [];
+  try {
+    const pos = doc.locate(path);
+    const pointer = path.length ? '/' + path.map((k) => String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('/') : '/';
+    return { format, reason: `${why} (line ${pos.line}, column ${pos.column}, at ${pointer})`, line: pos.line, column: pos.column, pointer };
+  } catch {
+    return { format, reason: why };
+  }
 }

@@ -119,7 +119,12 @@ export interface RecordStream {
   readonly issues: readonly LocatedIssue[];
 }
 
-export type Detection = { accept: true; confidence: number } | { accept: false; reason: string };
+/**
+ * A loader's verdict on a file. A decline may name `at`, the JSON path (in the document, or in the
+ * first line's value for JSONL) of the field that decided; without it the registry points at the
+ * first quoted field name of `reason` that the top-level object has, else at the top-level value.
+ */
+export type Detection = { accept: true; confidence: number } | { accept: false; reason: string; at?: (string | number)[] };
 
 export interface FormatLoader {
   id: FormatId;

@@ -65,11 +65,33 @@ export function contentText(content: unknown): string {
   return content === null || content === undefined ? '' : JSON.stringify(content);
 }
 
+/** The shapes of time every loader's `Step.timestamp` takes: ISO-8601 date and time, `T` or a space between, optional fraction and zone. */
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?)?\s?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * Why a recorded timestamp is not a time (`Step.timestamp`, an ISO-8601 text), or null when it is
+ * one: not ISO-8601 (`Tuesday`, `1`, a six-digit year), or no real date (`2026-13-45T99:99:99Z`).
+ * Every loader's timestamps are checked with this after loading (core/oddities.ts); a bad one is a
+ * located warning and the step keeps the text as recorded.
+ */
+export function timestampProblem(t: string): string | null {
+  if (!ISO_TIMESTAMP.test(t)) return 'not an ISO-8601 time';
+  return Number.isFinite(parseTime(t)) ? null : 'not a real date and time';
+}
+
+/** Milliseconds of an ISO-8601 timestamp (see timestampProblem), or NaN for anything else. */
+export function parseTime(t: string): number {
+  if (!ISO_TIMESTAMP.test(t)) return NaN;
+  // Date.parse reads a space between date and time, and a fraction of any length, in V8 only for some shapes: normalise.
+  const iso = t.replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T').replace(/\s(?=[Zz+-])/, '').replace(/([.,])(\d{1,9})/, (_m, _p, d: string) => '.' + d.slice(0, 3).padEnd(3, '0'));
+  return Date.parse(iso);
+}
+
 /** Seconds between two ISO timestamps, or null when either is missing/unparseable or the result is negative. */
 export function secondsBetween(a: string | null, b: string | null): number | null {
   if (!a || !b) return null;
-  const ta = Date.parse(a);
-  const tb = Date.parse(b);
+  const ta = parseTime(a);
+  const tb = parseTime(b);
   if (Number.isNaN(ta) || Number.isNaN(tb) || tb < ta) return null;
   return (tb - ta) / 1000;
 }

@@ -11,8 +11,10 @@
  *
  * Reading. Every line is replayed. Blank lines are skipped; the last line when it has no `\n` (a
  * write that was cut) is ignored with a warning — so is an unparsable last line; any other line
- * that is not a valid entry is skipped with a located warning `file:line: …`. Nothing here throws
- * for bad content.
+ * that is not a valid entry is skipped with a located warning `file:line: …` — so is an entry whose
+ * `time` is not an ISO-8601 time or lies more than a week past the clock (`badEntryTime`): such an
+ * entry takes no part in merging, so it can neither stop a write nor win over a valid entry.
+ * Nothing here throws for bad content.
  *
  * Merging. Every entry holds the full label state of one key (annotator, rollout id, step index or
  * null for the verdict), so the current state of a key is simply its latest entry: the greatest
@@ -178,7 +180,30 @@ function parseEntry(line: string): { entry: LabelEntry } | { error: string } {
     const i = r.error.issues[0];
     return { error: `not a label entry (${i.path.length ? `/${i.path.join('/')}` : '/'}: ${i.message})` };
   }
+  const bad = badEntryTime(r.data.time);
+  if (bad) return { error: `not a label entry (/time: ${bad}); it takes no part in merging` };
   return { entry: r.data as LabelEntry };
+}
+
+/** Entry times are ISO-8601 UTC as `Date.toISOString` writes them for years 0000–9999 (`2026-03-02T10:15:04.512Z`; an offset instead of `Z` is accepted). */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Entries dated more than this past this machine's clock (ms; 7 days) are ignored: one would win over
+ * every label written until then, and a store stamps its entries after the latest time it read.
+ */
+export const MAX_FUTURE_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Why an entry's `time` cannot take part in merging (not ISO-8601, not a real date, or too far in the
+ * future: see MAX_FUTURE_MS), or null when it can.
+ */
+export function badEntryTime(time: string, now = Date.now()): string | null {
+  if (!ISO_TIME.test(time)) return `${JSON.stringify(time.length > 40 ? time.slice(0, 40) + '…' : time)} is no ISO-8601 time like 2026-03-02T10:15:04.512Z`;
+  const ms = Date.parse(time);
+  if (!Number.isFinite(ms)) return `${JSON.stringify(time)} is no real date`;
+  if (ms > now + MAX_FUTURE_MS) return `${JSON.stringify(time)} is more than 7 days after this machine's clock`;
+  return null;
 }
 
 /**
@@ -508,7 +533,8 @@ class JournalStore implements JournalLabelStore {
   }
 
   private nextTime(): string {
-    const ms = Math.max(Date.now(), this.lastTime + 1);
+    // lastTime comes only from entries badEntryTime accepted, so it is near the clock; never past what Date can write.
+    const ms = Math.min(Math.max(Date.now(), this.lastTime + 1), 8.64e15);
     this.lastTime = ms;
     return new Date(ms).toISOString();
   }

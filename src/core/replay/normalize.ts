@@ -11,6 +11,7 @@
  *  5. cut the text the way the recording's harness cut long outputs (plan.truncation).
  */
 import { Terminal } from '@xterm/headless';
+import { clampEscapes } from '../escapes';
 import type { TruncationPolicy } from './plan';
 
 /** A regex replacement applied to normalised text. `pattern` is a JavaScript regex source. */
@@ -83,9 +84,13 @@ export async function renderTerminal(text: string, cols = 400): Promise<string> 
   // xterm keeps every row of its scrollback (~5 KB a row at 400 columns): a flood of lines would
   // take gigabytes. Past these sizes lines are rendered one by one (renderLines).
   if (lineCount > XTERM_MAX_LINES || text.length > XTERM_MAX_CHARS) return renderLines(text);
-  const term = new Terminal({ cols, rows: 50, scrollback: lineCount + 100, convertEol: true, allowProposedApi: true });
+  const rows = 50;
+  const term = new Terminal({ cols, rows, scrollback: lineCount + 100, convertEol: true, allowProposedApi: true });
   try {
-    await new Promise<void>((resolve) => term.write(text, resolve));
+    // Counts past the screen's size (ESC[2147483647S scrolls two billion lines, one at a time) are
+    // lowered to it first: xterm's work per byte of input stays bounded (core/escapes.ts).
+    const safe = clampEscapes(text, { rows, cols }).text;
+    await new Promise<void>((resolve) => term.write(safe, resolve));
     const buf = term.buffer.active;
     const lines: string[] = [];
     for (let i = 0; i < buf.length; i++) {
@@ -119,9 +124,19 @@ export function renderLines(text: string): string {
   for (const raw of text.replace(ESCAPE, '').replace(/\x07/g, '').split('\n')) {
     let line = raw;
     if (line.includes('\r')) {
-      let cur = '';
-      for (const seg of line.split('\r')) cur = seg + cur.slice(seg.length);
-      line = cur;
+      // Each segment writes over the start of the ones before: a character shows from the last
+      // segment long enough to reach it. Walked from the last segment back, so the work is linear
+      // (writing each segment over a copy of the line was quadratic: 1 MB then "\ra" × 300,000).
+      const segs = line.split('\r');
+      const parts: string[] = [];
+      let covered = 0;
+      for (let k = segs.length - 1; k >= 0; k--) {
+        if (segs[k].length > covered) {
+          parts.push(segs[k].slice(covered));
+          covered = segs[k].length;
+        }
+      }
+      line = parts.join('');
     }
     if (line.includes('\b')) {
       const chars: string[] = [];

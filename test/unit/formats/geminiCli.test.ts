@@ -288,9 +288,11 @@ describe('formats/geminiCli — bad input', () => {
       [
         [9, '/type'],
         [10, issues[1].pointer],
+        [9, null],
       ],
     );
     assert.equal(issues[1].found, 'the end of the line (the row may be cut off)');
+    assert.match(issues[2].expected, /step timestamp \(ISO-8601 time\)/, 'its timestamp "t" is no time (core/oddities.ts)');
     assert.equal(rollout.steps.at(-1)!.event?.kind, 'unknown_record');
     assert.equal(rollout.steps[2].actions.length, 5, 'the steps before the cut are whole');
   });

@@ -9,7 +9,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCastMessage } from '../../../src/host/castFile';
 import { castSize, castView } from '../../../src/host/present';
-import { isHostMessage, isPersistedState, isWebviewMessage } from '../../../src/shared/protocol';
+import { MAX_SCREEN_COLS, MAX_SCREEN_ROWS } from '../../../src/core/escapes';
+import { isHostMessage, isPersistedState, isWebviewMessage, MAX_TERM_COLS, MAX_TERM_ROWS } from '../../../src/shared/protocol';
 import { sample, tmpDir } from '../samples';
 
 const TB1_CAST = 'tb1/lcbpro-1983a_with-agent-logs/sessions/agent.cast';
@@ -84,7 +85,7 @@ describe('host: terminal recordings for the player', () => {
     assert.deepEqual(castSize({ cols: 120, rows: 33, width: 1, height: 1 }), { cols: 120, rows: 33 });
     assert.deepEqual(castSize({ width: 90, height: 20 }), { cols: 90, rows: 20 });
     assert.deepEqual(castSize({ term: { cols: 70, rows: 10 } }), { cols: 70, rows: 10 });
-    assert.deepEqual(castSize({ cols: -3, rows: 1e9 }), { cols: 80, rows: 24 });
+    assert.deepEqual(castSize({ cols: -3, rows: 1e9 }), { cols: 80, rows: 200 });
     assert.deepEqual(castSize(null), { cols: 80, rows: 24 });
   });
 
@@ -136,5 +137,21 @@ describe('host: terminal recordings for the player', () => {
     assert.ok(!isPersistedState({ ...st, playerSpeed: 3 }));
     assert.ok(!isPersistedState({ ...st, playerHeight: 2 }));
     assert.ok(!isPersistedState({ ...st, playerCollapsed: 'yes' }));
+  });
+});
+
+describe('player size limits', () => {
+  it("the webview's MAX_TERM_* are core's MAX_SCREEN_* (the loader's warning and the player's clamp agree)", () => {
+    assert.deepEqual([MAX_TERM_COLS, MAX_TERM_ROWS], [MAX_SCREEN_COLS, MAX_SCREEN_ROWS]);
+  });
+});
+
+describe('openUrl (OSC 8 links of a recording)', () => {
+  it('accepts http, https and mailto URLs only, of bounded length', () => {
+    for (const url of ['https://example.com/x', 'http://127.0.0.1:8080/', 'mailto:a@b.c']) assert.ok(isWebviewMessage({ type: 'openUrl', url }), url);
+    for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'command:workbench.action.terminal.new', 'vscode://x', 'data:text/html,hi', '', 'https://' + 'a'.repeat(5000), 'https://exa mple.com']) {
+      assert.equal(isWebviewMessage({ type: 'openUrl', url }), false, url);
+    }
+    assert.equal(isWebviewMessage({ type: 'openUrl', url: 3 }), false);
   });
 });
