@@ -100,7 +100,8 @@ export async function runScore(argv: string[]): Promise<number> {
     client: { name: 'trajectory-inspector-cli', version: VERSION },
     cache: cacheDir ? new ScoreCache(path.resolve(cacheDir)) : null,
     requestTimeoutMs: timeoutMs,
-    initTimeoutMs: Math.max(timeoutMs, 120_000),
+    // --timeout bounds the start too (model loading included), every retry alike; without it, 120 s.
+    initTimeoutMs: p.options.has('--timeout') ? timeoutMs : 120_000,
     maxRestarts: 2,
     log: (l) => {
       if (process.env.TI_SCORER_LOG) process.stderr.write(`${l}\n`);
@@ -192,7 +193,7 @@ export async function runScorerCheck(argv: string[]): Promise<number> {
   const report = await checkScorer(command, {
     options,
     timeoutMs,
-    initTimeoutMs: Math.max(timeoutMs, 120_000),
+    initTimeoutMs: p.options.has('--timeout') ? timeoutMs : 120_000,
     log: (l) => {
       if (process.env.TI_SCORER_LOG || !l.startsWith('[scorer]')) process.stderr.write(`${l}\n`);
     },
