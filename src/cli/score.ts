@@ -139,8 +139,20 @@ export async function runScore(argv: string[]): Promise<number> {
           if (!p.flags.has('--json') && !p.options.has('--out')) {
             process.stdout.write(printable(`${f.path}  rollout ${r.id}  (${scorer?.name} ${scorer?.version}${scorer?.model ? `, ${scorer.model}` : ''}${res.fromCache ? ', cached' : ''})`) + '\n');
           }
+          const table = !p.flags.has('--json') && !p.options.has('--out');
+          // Steps the scorer left unscored with a reason (past the model's context…): said, never blank.
+          const unscored = res.steps.filter((s) => s.value === null && s.explanation);
+          if (!res.steps.some((s) => s.value !== null)) {
+            const why = unscored[0]?.explanation ?? (res.steps.length ? 'no agent step to score' : 'no steps');
+            process.stderr.write(printable(`note: ${f.path}: rollout ${r.id} is not scorable: ${why}`) + '\n');
+          } else if (unscored.length) {
+            process.stderr.write(printable(`note: ${f.path}: rollout ${r.id}: ${unscored.length} of ${res.steps.length} steps ${unscored[0].explanation}`) + '\n');
+          }
           for (const s of res.steps) {
-            if (s.value === null) continue;
+            if (s.value === null) {
+              if (table && s.explanation) process.stdout.write(printable(`  ${stepNumber(s.index).padStart(5)}     —  ${''.padEnd(8)} ${s.explanation}`) + '\n');
+              continue;
+            }
             lines.push(JSON.stringify({ rolloutId: r.id, stepIndex: s.index, value: s.value, label: s.label ?? null, explanation: s.explanation ?? null, scorer }));
             if (!p.flags.has('--json') && !p.options.has('--out')) {
               process.stdout.write(printable(`  ${stepNumber(s.index).padStart(5)}  ${s.value.toFixed(2)}  ${(s.label ?? '').padEnd(8)} ${s.explanation ?? ''}`) + '\n');
