@@ -144,7 +144,7 @@ export async function runScore(argv: string[]): Promise<number> {
           const unscored = res.steps.filter((s) => s.value === null && s.explanation);
           if (!res.steps.some((s) => s.value !== null)) {
             const why = unscored[0]?.explanation ?? (res.steps.length ? 'no agent step to score' : 'no steps');
-            process.stderr.write(printable(`note: ${f.path}: rollout ${r.id} is not scorable: ${why}`) + '\n');
+            process.stderr.write(printable(`note: ${f.path}: rollout ${r.id} is not scorable: ${why.replace(/^not scored: /, '')}`) + '\n');
           } else if (unscored.length) {
             process.stderr.write(printable(`note: ${f.path}: rollout ${r.id}: ${unscored.length} of ${res.steps.length} steps ${unscored[0].explanation}`) + '\n');
           }
