@@ -13,14 +13,15 @@ import type { Rollout } from '../core/model';
 import type { CurrentLabel } from '../core/labels/api';
 import { annotatorAgreement, readScores, scorerAgreement } from '../core/labels/agreement';
 import { agreementText, type AgreementReport } from '../core/labels/report';
-import { DEFAULT_NEUTRAL, EXPORT_FORMATS, exportRows, selectForExport, type ExportFormat } from '../core/labels/export';
+import { CONFLICT_POLICIES, type ConflictPolicy } from '../core/labels/conflicts';
+import { DEFAULT_NEUTRAL, EXPORT_FORMATS, exportRows, LabelConflictError, selectForExport, type ExportFormat } from '../core/labels/export';
 import { findLabelsRoot, isInside, journalPathFor, openLabelStore } from '../core/labels/journal';
 import { annotatorsOf, labelsFrom, NEUTRAL_MAPPINGS, REFERENCE, type NeutralMapping } from '../core/labels/select';
 import { parseOptions, printable, printFailures, UsageError } from './common';
 import { partFailures } from './showJson';
 
 export const LABEL_USAGE = `  trajectory-inspector export --format trl|agentprocessbench|processbench [--annotator NAME]
-      [--neutral negative|positive|drop] [--include-reference] [--include-stale] [--out FILE]
+      [--neutral negative|positive|drop] [--conflicts drop|keep|fail] [--include-reference] [--include-stale] [--out FILE]
       [--workspace DIR] [--global-storage DIR] <files…>
                                                         write step labels as PRM training/evaluation data
   trajectory-inspector agreement [--a NAME|reference] [--b NAME|reference] [--scores FILE]
@@ -107,7 +108,7 @@ async function withUsage(usage: string, fn: () => Promise<number>): Promise<numb
 
 export async function runExport(argv: string[]): Promise<number> {
   return withUsage(LABEL_USAGE, async () => {
-    const p = parseOptions(argv, ['--format', '--annotator', '--neutral', '--out', ...COMMON_VALUED], ['--include-reference', '--include-stale', '--help']);
+    const p = parseOptions(argv, ['--format', '--annotator', '--neutral', '--conflicts', '--out', ...COMMON_VALUED], ['--include-reference', '--include-stale', '--help']);
     if (p.flags.has('--help')) {
       process.stdout.write(`Usage:\n${LABEL_USAGE}\n`);
       return 0;
@@ -115,6 +116,8 @@ export async function runExport(argv: string[]): Promise<number> {
     const format = p.options.get('--format');
     if (!format || !(EXPORT_FORMATS as string[]).includes(format)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
     const neutral = neutralOption(p.options.get('--neutral'), DEFAULT_NEUTRAL);
+    const conflicts = (p.options.get('--conflicts') ?? 'drop') as ConflictPolicy;
+    if (!CONFLICT_POLICIES.includes(conflicts)) throw new UsageError(`--conflicts must be one of ${CONFLICT_POLICIES.join(', ')}, not ${JSON.stringify(conflicts)}`);
     if (p.positional.length === 0) throw new UsageError('no rollout files given');
     const includeReference = p.flags.has('--include-reference');
     const includeStale = p.flags.has('--include-stale');
@@ -132,13 +135,23 @@ export async function runExport(argv: string[]): Promise<number> {
     }
     const items = files.flatMap((f) => selectForExport(f.rollouts, f.current, { source: annotator, includeReference, includeStale }));
     const stale = items.reduce((n, l) => n + l.staleLeftOut, 0);
-    const result = exportRows(format as ExportFormat, items, neutral);
+    let result;
+    try {
+      result = exportRows(format as ExportFormat, items, neutral, conflicts);
+    } catch (e) {
+      if (!(e instanceof LabelConflictError)) throw e;
+      process.stderr.write(printable(`error: ${e.message}`) + '\n');
+      for (const id of e.rolloutIds.slice(0, 20)) process.stderr.write(printable(`conflict: ${id}`) + '\n');
+      return 1;
+    }
     const out = p.options.get('--out');
     if (out) writeAtomically(out, result.text);
     else process.stdout.write(result.text);
     const who = [annotator !== null ? `labels of ${annotator}` : null, includeReference && annotator !== REFERENCE ? 'reference labels' : null].filter(Boolean).join(' + ');
     process.stderr.write(`exported ${result.rows.length} of ${items.length} rollout(s) as ${format} (${who}${format !== 'agentprocessbench' ? `, neutral → ${neutral}` : ''})${out ? ` to ${out}` : ''}\n`);
     if (stale) process.stderr.write(`left out ${stale} stale label(s) whose step changed since (--include-stale keeps them)\n`);
+    const nc = result.conflicts.rolloutIds.length;
+    if (nc) process.stderr.write(`${nc} rollout(s) with conflicting dataset labels ${conflicts === 'keep' ? 'exported as they are (--conflicts keep)' : 'left out (--conflicts keep exports them, fail refuses)'}\n`);
     for (const s of result.skipped.slice(0, 20)) process.stderr.write(printable(`skipped ${s.rolloutId}: ${s.reason}`) + '\n');
     if (result.skipped.length > 20) process.stderr.write(`… and ${result.skipped.length - 20} more skipped\n`);
     return failures.length ? 1 : 0;

@@ -100,7 +100,8 @@ export async function runScore(argv: string[]): Promise<number> {
     client: { name: 'trajectory-inspector-cli', version: VERSION },
     cache: cacheDir ? new ScoreCache(path.resolve(cacheDir)) : null,
     requestTimeoutMs: timeoutMs,
-    initTimeoutMs: Math.max(timeoutMs, 120_000),
+    // --timeout bounds the start too (model loading included), every retry alike; without it, 120 s.
+    initTimeoutMs: p.options.has('--timeout') ? timeoutMs : 120_000,
     maxRestarts: 2,
     log: (l) => {
       if (process.env.TI_SCORER_LOG) process.stderr.write(`${l}\n`);
@@ -138,8 +139,20 @@ export async function runScore(argv: string[]): Promise<number> {
           if (!p.flags.has('--json') && !p.options.has('--out')) {
             process.stdout.write(printable(`${f.path}  rollout ${r.id}  (${scorer?.name} ${scorer?.version}${scorer?.model ? `, ${scorer.model}` : ''}${res.fromCache ? ', cached' : ''})`) + '\n');
           }
+          const table = !p.flags.has('--json') && !p.options.has('--out');
+          // Steps the scorer left unscored with a reason (past the model's context…): said, never blank.
+          const unscored = res.steps.filter((s) => s.value === null && s.explanation);
+          if (!res.steps.some((s) => s.value !== null)) {
+            const why = unscored[0]?.explanation ?? (res.steps.length ? 'no agent step to score' : 'no steps');
+            process.stderr.write(printable(`note: ${f.path}: rollout ${r.id} is not scorable: ${why.replace(/^not scored: /, '')}`) + '\n');
+          } else if (unscored.length) {
+            process.stderr.write(printable(`note: ${f.path}: rollout ${r.id}: ${unscored.length} of ${res.steps.length} steps ${unscored[0].explanation}`) + '\n');
+          }
           for (const s of res.steps) {
-            if (s.value === null) continue;
+            if (s.value === null) {
+              if (table && s.explanation) process.stdout.write(printable(`  ${stepNumber(s.index).padStart(5)}     —  ${''.padEnd(8)} ${s.explanation}`) + '\n');
+              continue;
+            }
             lines.push(JSON.stringify({ rolloutId: r.id, stepIndex: s.index, value: s.value, label: s.label ?? null, explanation: s.explanation ?? null, scorer }));
             if (!p.flags.has('--json') && !p.options.has('--out')) {
               process.stdout.write(printable(`  ${stepNumber(s.index).padStart(5)}  ${s.value.toFixed(2)}  ${(s.label ?? '').padEnd(8)} ${s.explanation ?? ''}`) + '\n');
@@ -192,7 +205,7 @@ export async function runScorerCheck(argv: string[]): Promise<number> {
   const report = await checkScorer(command, {
     options,
     timeoutMs,
-    initTimeoutMs: Math.max(timeoutMs, 120_000),
+    initTimeoutMs: p.options.has('--timeout') ? timeoutMs : 120_000,
     log: (l) => {
       if (process.env.TI_SCORER_LOG || !l.startsWith('[scorer]')) process.stderr.write(`${l}\n`);
     },

@@ -46,5 +46,6 @@ export function exportFileLabels(rollouts: readonly Rollout[], current: CurrentL
   const parts = [`${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'} (${source === REFERENCE ? 'reference labels' : `labels of ${source}`})`];
   if (result.skipped.length) parts.push(`${result.skipped.length} rollout(s) left out: ${result.skipped.map((s) => s.reason).slice(0, 2).join('; ')}`);
   if (staleLeftOut) parts.push(`${staleLeftOut} stale label(s) left out`);
+  if (result.conflicts.rolloutIds.length) parts.push(`${result.conflicts.rolloutIds.length} rollout(s) with conflicting dataset labels left out`);
   return { result, staleLeftOut, summary: parts.join(' · ') };
 }

@@ -437,6 +437,10 @@ export interface ScoresMessage {
   /** True when the scores came from the on-disk cache. */
   cached: boolean;
   error: string | null;
+  /** Agent steps the scorer left unscored with a reason ("not scored: beyond model context"); absent = none. */
+  unscored?: { index: number; reason: string }[];
+  /** Set when the rollout has no step the scorer can score (shown instead of a blank strip). */
+  notScorable?: string | null;
 }
 
 export type HostMessage =
@@ -909,6 +913,8 @@ function isScoresMessage(v: Record<string, unknown>): boolean {
         (s.explanation === null || typeof s.explanation === 'string'),
     ) &&
     typeof v.cached === 'boolean' &&
-    (v.error === null || typeof v.error === 'string')
+    (v.error === null || typeof v.error === 'string') &&
+    (v.unscored === undefined || (Array.isArray(v.unscored) && v.unscored.every((u) => isObj(u) && isIndex(u.index) && typeof u.reason === 'string'))) &&
+    (v.notScorable === undefined || v.notScorable === null || typeof v.notScorable === 'string')
   );
 }

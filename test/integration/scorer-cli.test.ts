@@ -34,14 +34,14 @@ describe('CLI score and scorer-check', function () {
     assert.equal(rep.passed, true);
     assert.equal(rep.scorer.name, 'builtin');
     const names = rep.checks.map((c: { name: string }) => c.name);
-    for (const n of ['score before initialize', 'initialize', 'unknown method', 'malformed score params', 'score', 'cancel', 'stdout', 'shutdown', 'exit']) assert.ok(names.includes(n), n);
+    for (const n of ['score before initialize', 'initialize', 'unknown method', 'malformed score params', 'score', 'cancel', 'stdout', 'one reply per request', 'reply size', 'shutdown', 'exit']) assert.ok(names.includes(n), n);
     assert.equal(rep.checks.find((c: { name: string }) => c.name === 'cancel').detail, 'error -32800 RequestCancelled');
   });
 
   it('scorer-check passes a correct third-party scorer given after --', () => {
     const r = cli('scorer-check', '--', process.execPath, FAKE, 'good');
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /passed \(12 checks\)/);
+    assert.match(r.stdout, /passed \(14 checks\)/);
   });
 
   it('scorer-check fails a broken scorer and says what is wrong', () => {

@@ -181,4 +181,18 @@ describe('webview: step scores', function () {
     assert.equal(await page.locator('.score-tag').count(), 0);
     assert.equal(await page.locator('ti-scrollmarks .mark').count(), 0);
   });
+
+  it('steps past the model context are marked with the reason, never blank; a rollout with nothing scorable says "not scorable"', async () => {
+    page = await open();
+    const cut = scores.steps.slice(0, 2);
+    const rest = scores.steps.slice(2).map((s) => ({ index: s.index, reason: 'not scored: beyond model context (4096 tokens)' }));
+    await postToWebview(page, { ...scores, steps: cut, unscored: rest, notScorable: null });
+    await page.locator('ti-heatstrip .cell').first().waitFor();
+    const line = (await page.locator('ti-heatstrip .line').innerText()).replace(/\s+/g, ' ');
+    assert.match(line, new RegExp(`${cut.length} scored .*${rest.length} step\\(s\\) not scored: beyond model context`));
+    assert.match((await page.locator(`ti-heatstrip .cell[data-index="${rest[0].index}"]`).getAttribute('title'))!, /not scored: beyond model context/);
+    await postToWebview(page, { ...scores, steps: [], unscored: scores.steps.map((s) => ({ index: s.index, reason: 'not scored: beyond model context (4096 tokens)' })), notScorable: 'not scored: beyond model context (4096 tokens)' });
+    await page.waitForFunction(() => /not scorable/.test(document.querySelector('ti-app').shadowRoot.querySelector('ti-heatstrip')?.shadowRoot?.textContent ?? ''));
+    assert.match(await page.locator('ti-heatstrip .line').innerText(), /not scorable: beyond model context/);
+  });
 });

@@ -104,7 +104,11 @@ export class TiHeatstrip extends LitElement {
             ? html`<span class="error" role="alert">scoring failed: ${m.error}</span>`
             : m.state === 'idle'
               ? html`<span class="state">not scored (Trajectory Inspector: Score Rollout)</span>`
-              : nothing;
+              : m.notScorable
+                ? html`<span class="state" role="status">not scorable: ${m.notScorable.replace(/^not scored: /, '')}</span>`
+                : m.unscored?.length
+                  ? html`<span class="state">· ${m.unscored.length} step(s) ${m.unscored[0].reason}</span>`
+                  : nothing;
     return html`<div class="line">
       <span class="tag" title="Per-step scores from a process reward model or the built-in rules — not the outcome reward">step scores</span>
       ${sc ? html`<span class="scorer" title=${`scorer ${sc.name} ${sc.version}${sc.model ? `, model ${sc.model}` : ''}`}>${sc.name}${sc.model ? html` · <span class="value">${sc.model}</span>` : nothing}</span>` : nothing}
@@ -122,6 +126,7 @@ export class TiHeatstrip extends LitElement {
     if (!m) return nothing;
     const byIndex = new Map(m.steps.map((s) => [s.index, s]));
     const done = m.state === 'done';
+    const why = new Map((m.unscored ?? []).map((u) => [u.index, u.reason]));
     return html`${this.renderLine(m, byIndex)}
       ${m.state !== 'error' && m.state !== 'idle'
         ? html`<div class="strip" role="presentation" @click=${this.onClick}>
@@ -130,7 +135,7 @@ export class TiHeatstrip extends LitElement {
                 const st = this.steps[from];
                 const s = byIndex.get(st.index);
                 const cls = s ? `heat-${heatBucket(s.value, m.range)} ${scoreWord(s.value, m.range)}` : done ? 'unscored' : 'pending';
-                const title = s ? `#${st.index + 1} ${st.role} · ${scoreTitle(s, m.range, m.scorer)}` : `#${st.index + 1} ${st.role} · ${done ? 'not scored' : 'waiting for its score'}`;
+                const title = s ? `#${st.index + 1} ${st.role} · ${scoreTitle(s, m.range, m.scorer)}` : `#${st.index + 1} ${st.role} · ${done ? (why.get(st.index) ?? 'not scored') : 'waiting for its score'}`;
                 return html`<span class="cell ${cls} ${st.index === this.selected ? 'sel' : ''}" data-index=${st.index} data-score=${s ? String(s.value) : ''} title=${title}></span>`;
               }
               // A cell for several steps shows the lowest score among them; a click selects that step.

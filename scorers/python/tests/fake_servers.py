@@ -21,6 +21,11 @@ class FakeState:
         self.requests = []
         self.drop_row = False
         self.no_logprobs = False
+        # Malformed replies: "hidden" (4096 floats per step, an embedding pooler), "logits" (2 values
+        # outside [0, 1]), "unnormalised" (2 values in [0, 1] not summing to 1), "flat" (a number).
+        self.row_mode = None
+        # > 0: the server truncates every input to this many characters (rows only for the steps kept).
+        self.truncate_chars = 0
 
 
 def make_handler(state):
@@ -52,8 +57,18 @@ def make_handler(state):
                             f"This model's maximum context length is 4096 tokens. However, you requested {len(t) // 4} tokens in the input for embedding generation. Please reduce the length of the input."})
                 data = []
                 for k, t in enumerate(inputs):
+                    if state.truncate_chars:
+                        t = t[: state.truncate_chars]
                     segs = t.split("<extra_0>")[:-1]
                     rows = [[0.1, 0.9] if "exit code 0" in s else [0.8, 0.2] for s in segs]
+                    if state.row_mode == "hidden":
+                        rows = [[((i * 7919) % 1000) / 100.0 - 3.0 for i in range(4096)] for _ in segs]
+                    elif state.row_mode == "logits":
+                        rows = [[-2.3, 4.1] for _ in segs]
+                    elif state.row_mode == "unnormalised":
+                        rows = [[0.6, 0.9] for _ in segs]
+                    elif state.row_mode == "flat":
+                        rows = [0.61 for _ in segs]
                     if state.drop_row:
                         rows = rows[:-1]
                     data.append({"index": k, "object": "pooling", "data": rows})
@@ -100,7 +115,10 @@ def dead_url():
     return f"http://127.0.0.1:{port}"
 
 
-if __name__ == "__main__":  # manual use: python3 fake_servers.py
+if __name__ == "__main__":  # python3 fake_servers.py [row_mode] (the integration tests start it so)
+    import sys
     srv = FakeServer()
+    if len(sys.argv) > 1 and sys.argv[1] != "good":
+        srv.state.row_mode = sys.argv[1]
     print(srv.url, flush=True)
     srv.thread.join()

@@ -74,14 +74,30 @@ class EngineTest(unittest.TestCase):
         self.assertEqual(cm.exception.code, OUT_OF_MEMORY)
         self.assertEqual(cm.exception.data, {"device": "cpu", "batchRollouts": 1, "batchSteps": 3})
 
-    def test_input_too_long(self):
-        r = rollout("long", 4)
-        n = len(encode_rollout(ToyTokenModel(), render_rollout(r, RenderOptions())).ids)
-        with self.assertRaises(RpcError) as cm:
-            engine(max_length=n - 1).score([rollout("ok", 1), r])
-        self.assertEqual(cm.exception.code, INPUT_TOO_LONG)
-        self.assertEqual(cm.exception.data, {"rolloutId": "long", "tokens": n, "limit": n - 1})
-        self.assertEqual(len(engine(max_length=n).score([r])[0]["steps"]), 4)
+    def test_past_the_context_the_steps_inside_keep_their_scores(self):
+        r = rollout("long", 6)
+        enc = encode_rollout(ToyTokenModel(), render_rollout(r, RenderOptions()))
+        full = engine(max_length=len(enc.ids)).score([r])[0]["steps"]
+        limit = enc.positions[2] + 1  # steps 0..2 fit, 3..5 do not
+        cut = engine(max_length=limit).score([rollout("ok", 1), r])[1]["steps"]
+        for a, b in zip(cut[:3], full[:3]):
+            self.assertAlmostEqual(a["value"], b["value"], places=5)
+        for s in cut[3:]:
+            self.assertEqual(s, {"index": s["index"], "value": None, "explanation": f"not scored: beyond model context ({limit} tokens)"})
+        # Not even the first step fits: every agent step says why, no forward pass is run.
+        eng = engine(max_length=enc.positions[0])
+        res = eng.score([r])[0]["steps"]
+        self.assertTrue(all(s["value"] is None and s["explanation"].startswith("not scored: beyond model context") for s in res))
+        self.assertEqual(eng.forward_calls, 0)
+
+    def test_lone_surrogates_are_replaced_before_tokenising(self):
+        r = rollout("s", 2)
+        r["steps"][0]["message"] = "half \ud800 a pair"
+        r["task"]["instruction"] = "fix \udfff"
+        rendered = render_rollout(r, RenderOptions())
+        self.assertNotRegex(rendered.instruction + "".join(p.text for p in rendered.parts), "[\ud800-\udfff]")
+        res = engine().score([r])[0]
+        self.assertEqual(len(res["steps"]), 2)
 
     def test_rollout_without_agent_steps_needs_no_forward(self):
         eng = engine()

@@ -44,6 +44,15 @@ class FramingTest(unittest.TestCase):
             self.assertEqual([json.loads(r.read_raw()), json.loads(r.read_raw())], msgs)
             self.assertIsNone(r.read_raw())
 
+    def test_a_lone_surrogate_in_an_echoed_id_is_written_as_an_escape(self):
+        out = io.BytesIO()
+        msg = {"jsonrpc": "2.0", "id": 1, "result": {"rollouts": [{"id": "r\ud800", "steps": []}]}}
+        MessageWriter(out).write(msg)
+        out.seek(0)
+        raw = MessageReader(out).read_raw()
+        self.assertIn(b"\\ud800", raw)
+        self.assertEqual(json.loads(raw)["result"]["rollouts"][0]["id"], "r\ud800")
+
     def test_content_type_header_is_accepted_and_case_insensitive(self):
         body = b'{"a":1}'
         data = b"content-length: 7\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" + body

@@ -62,11 +62,65 @@ class VllmPoolingTest(unittest.TestCase):
     def test_too_long_for_the_server(self):
         b = make_backend({}, {"backend": "vllm", "url": self.srv.url, "observationChars": 100000})
         big = {"id": "big", "task": {"id": None, "instruction": "x"}, "steps": [step(0, command="cat", output="z" * 30000)]}
-        with self.assertRaises(RpcError) as cm:
-            b.score([rollout("small", 1), big], NOOP, None)
-        self.assertEqual(cm.exception.code, INPUT_TOO_LONG)
-        self.assertEqual(cm.exception.data["rolloutId"], "big")
-        self.assertEqual(cm.exception.data["limit"], 4096)
+        res = b.score([rollout("small", 1), big], NOOP, None)
+        # Not even its first step fits: nothing scored, each agent step says why.
+        self.assertEqual(res[1]["steps"], [{"index": 0, "value": None, "explanation": "not scored: beyond model context (the server's limit is 4096 tokens)"}])
+        self.assertIsNotNone(res[0]["steps"][0]["value"])
+
+    def _long(self):
+        """A 50-agent-step rollout whose text is over the fake server's 20,000 characters."""
+        steps = [step(i, command=f"pytest tests/test_{i}.py", output=("ok " * 120) + ("exit code 0" if i % 3 else "boom"), exit_code=0 if i % 3 else 1)
+                 for i in range(50)]
+        return {"id": "long", "task": {"id": None, "instruction": "Fix it."}, "steps": steps}
+
+    def _check_prefix(self, res, r):
+        vals = [s["value"] for s in res["steps"]]
+        scored = [v for v in vals if v is not None]
+        self.assertTrue(5 < len(scored) < 50, vals)
+        # The scored steps are the first ones, each with ITS OWN score (never another step's).
+        self.assertEqual(vals[: len(scored)], scored)
+        for s_in, v in zip(r["steps"][: len(scored)], scored):
+            self.assertEqual(v, 0.9 if "exit code 0" in s_in["observations"][0]["output"] else 0.2)
+        for s in res["steps"][len(scored):]:
+            self.assertIsNone(s["value"])
+            self.assertTrue(s["explanation"].startswith("not scored: beyond model context"), s)
+
+    def test_past_the_context_the_prefix_that_fits_is_scored(self):
+        b = make_backend({}, {"backend": "vllm", "url": self.srv.url})
+        r = self._long()
+        self._check_prefix(b.score([r], NOOP, None)[0], r)
+
+    def test_a_server_that_truncates_gets_the_prefix_re_asked(self):
+        b = make_backend({}, {"backend": "vllm", "url": self.srv.url})
+        self.srv.state.truncate_chars = 15000
+        r = self._long()
+        self._check_prefix(b.score([r], NOOP, None)[0], r)
+
+    def test_malformed_rows_are_rejected_with_a_short_reason(self):
+        b = make_backend({}, {"backend": "vllm", "url": self.srv.url})
+        cases = {"hidden": "has 4096 values, expected 2", "logits": "outside [0, 1]", "unnormalised": "sums to 1.5, not 1", "flat": "is float 0.61, expected a list of 2"}
+        for mode, want in cases.items():
+            self.srv.state.row_mode = mode
+            with self.assertRaises(RpcError) as cm:
+                b.score([rollout("r", 3)], NOOP, None)
+            self.assertEqual(cm.exception.code, INTERNAL_ERROR)
+            self.assertIn(want, cm.exception.message, mode)
+            self.assertLess(len(cm.exception.message), 300, cm.exception.message)
+        # One probability per step, as configured: accepted.
+        b1 = make_backend({}, {"backend": "vllm", "url": self.srv.url, "rowWidth": 1, "positiveIndex": 0})
+        self.srv.state.row_mode = "flat"
+        self.assertEqual([s["value"] for s in b1.score([rollout("r", 2)], NOOP, None)[0]["steps"]], [0.61, 0.61])
+
+    def test_lone_surrogates_are_replaced_before_sending(self):
+        b = make_backend({}, {"backend": "vllm", "url": self.srv.url})
+        r = {"id": "s\ud800", "task": {"id": None, "instruction": "fix \udc00 it"},
+             "steps": [step(0, command="echo '\ud83d'", output="bad \udfff byte exit code 0", exit_code=0, message="half \ud800 pair")]}
+        res = b.score([r], NOOP, None)[0]
+        self.assertEqual(res["id"], "s\ud800")  # ids are echoed as given
+        self.assertEqual(res["steps"][0]["value"], 0.9)
+        text = [body for path, body in self.srv.state.requests if path == "/pooling"][-1]["input"][0]
+        self.assertNotRegex(text, "[\ud800-\udfff]")
+        self.assertIn("\ufffd", text)
 
     def test_backend_down(self):
         url = dead_url()

@@ -120,10 +120,10 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual(err["data"]["url"], url + "/v1/models")
         ok = p.initialize({"backend": "toy", "seed": 3, "maxLength": 50})["result"]
         self.assertEqual(ok["model"], "toy-causal-prm(seed=3)")
-        err = p.request("score", {"rollouts": [rollout("long", 2)]})["error"]
-        self.assertEqual(err["code"], -32012)
-        self.assertEqual(err["data"]["rolloutId"], "long")
-        self.assertEqual(err["data"]["limit"], 50)
+        # Past maxLength: the steps beyond the context are not scored, and say so (not an error).
+        res = p.request("score", {"rollouts": [rollout("long", 2)]})["result"]["rollouts"][0]["steps"]
+        self.assertTrue(all(s["value"] is None for s in res))
+        self.assertEqual(res[-1]["explanation"], "not scored: beyond model context (50 tokens)")
 
     def test_request_limits_are_announced_and_enforced(self):
         self.p = p = ScorerProcess("--backend", "toy")

@@ -7,6 +7,10 @@ tokens up to it, so it equals scoring the prefix that ends there). Rollouts are 
 length and grouped into right-padded batches (at most ``batch_rollouts`` rollouts and
 ``batch_tokens`` padded tokens per batch). On CUDA out-of-memory a batch is split in halves and
 retried; a single rollout that still does not fit gives -32011.
+
+A rollout longer than the model's ``max_length`` is cut at the context: the steps whose read-out
+position lies inside it keep their own scores (causal attention: what comes after cannot change
+them), the steps after it get value null with the explanation ``not scored: beyond model context``.
 """
 
 import logging
@@ -21,6 +25,9 @@ from .protocol import Cancelled, RpcError, INTERNAL_ERROR, input_too_long, out_o
 from .render import RenderOptions, RenderedRollout, render_rollout
 
 log = logging.getLogger("ti_scorer.engine")
+
+#: The explanation of a step left unscored because it lies past the model's context.
+BEYOND_CONTEXT = "not scored: beyond model context"
 
 
 class TokenModel:
@@ -57,8 +64,10 @@ class Encoded:
 
     rollout: RenderedRollout
     ids: List[int]
-    positions: List[int]  # one per scored part, in order
+    positions: List[int]  # one per scored part inside the context, in order
     steps_total: int
+    beyond: int = 0  # scored parts left out: past the model's context
+    limit: int = 0  # the context (tokens) when ``beyond`` > 0
 
 
 def encode_rollout(model: TokenModel, rendered: RenderedRollout) -> Encoded:
@@ -113,9 +122,16 @@ class Engine:
         """Render + tokenise; raises -32012 for the first rollout longer than the model's max length."""
         opts = RenderOptions(observation_chars=self.render.observation_chars, strip=tuple(self.render.strip) + tuple(self.model.strip))
         encs = [encode_rollout(self.model, render_rollout(r, opts)) for r in rollouts]
+        limit = self.model.max_length
         for e in encs:
-            if e.positions and len(e.ids) > self.model.max_length:
-                raise input_too_long(e.rollout.id, len(e.ids), self.model.max_length)
+            if e.positions and len(e.ids) > limit:
+                keep = [q for q in e.positions if q < limit]
+                log.warning("rollout %r has %d tokens, over the model's %d: %d of %d agent steps scored",
+                            e.rollout.id, len(e.ids), limit, len(keep), len(e.positions))
+                e.beyond = len(e.positions) - len(keep)
+                e.limit = limit
+                e.positions = keep
+                e.ids = e.ids[: (keep[-1] + 1) if keep else 0]
         return encs
 
     def _forward(self, batch: List[Encoded]) -> List[List[float]]:
@@ -217,9 +233,15 @@ class Engine:
 
 
 def to_result(e: Encoded, vals: List[float]) -> Dict[str, Any]:
-    """The protocol result of one rollout: a value per scored step, null for context steps."""
+    """The protocol result of one rollout: a value per scored step, null for context steps, null
+    with the BEYOND_CONTEXT explanation for scored steps past the model's context."""
     it = iter(vals)
     steps = []
+    note = f"{BEYOND_CONTEXT} ({e.limit} tokens)"
     for p in e.rollout.parts:
-        steps.append({"index": p.index, "value": float(next(it)) if p.scored else None})
+        if not p.scored:
+            steps.append({"index": p.index, "value": None})
+            continue
+        v = next(it, None)
+        steps.append({"index": p.index, "value": float(v)} if v is not None else {"index": p.index, "value": None, "explanation": note})
     return {"id": e.rollout.id, "steps": steps}

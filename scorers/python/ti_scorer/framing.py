@@ -86,7 +86,12 @@ class MessageWriter:
 
     def write(self, message: Any) -> None:
         """Serialise ``message`` as compact UTF-8 JSON and write it with its header, then flush."""
-        body = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        try:
+            body = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate (in a rollout id echoed back): written as a \\uXXXX escape, which the
+            # client parses back to the same string.
+            body = json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
         header = f"Content-Length: {len(body)}\r\n\r\n".encode("ascii")
         with self._lock:
             self._stream.write(header + body)

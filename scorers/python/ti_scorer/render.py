@@ -16,8 +16,19 @@ Any occurrence of the separator string inside rollout text is removed (``sanitis
 server which finds tags by token id (vLLM STEP pooling) sees exactly one tag per agent step.
 """
 
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
+
+# A UTF-16 surrogate code point on its own (JSON "\\ud800" without its pair): not encodable as UTF-8,
+# so a tokenizer or an HTTP body would fail on it. Replaced by U+FFFD, the mark the loader shows.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD (what every backend sends or tokenises;
+    the Node client does the same before sending, src/core/scoring/input.ts)."""
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
 
 
 @dataclass
@@ -61,7 +72,9 @@ def cut_middle(text: str, limit: int) -> str:
 
 
 def sanitise(text: str, strip: tuple) -> str:
-    """``text`` with every string of ``strip`` removed (repeatedly, so removal cannot form a new one)."""
+    """``text`` with every lone surrogate replaced (``well_formed``) and every string of ``strip``
+    removed (repeatedly, so removal cannot form a new one)."""
+    text = well_formed(text)
     for s in strip:
         if not s:
             continue

@@ -67,7 +67,7 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
-import { RolloutLoadError, type LocatedIssue } from '../errors';
+import { asWarning, RolloutLoadError, type LocatedIssue } from '../errors';
 import { JsonDoc, type JsonlLine, type JsonPath } from '../json';
 import {
   makeStep,
@@ -276,6 +276,8 @@ interface BuildInfo {
   /** V0 agent state transitions (`agent_state_changed` / `change_agent_state`), in order. */
   agentStates: { timestamp: string | null; state: string }[];
   finished: boolean;
+  /** Located warnings found while building steps (an event kind this reader does not know, shown raw). */
+  warnings: LocatedIssue[];
 }
 
 function emptyInfo(): BuildInfo {
@@ -290,6 +292,7 @@ function emptyInfo(): BuildInfo {
     skippedEvents: {},
     agentStates: [],
     finished: false,
+    warnings: [],
   };
 }
 
@@ -561,6 +564,9 @@ interface V1Item {
   range: SourceRange | null;
   /** The file the range points into when it is not the rollout's own file. */
   file?: string;
+  /** The document and path of the event, for located warnings. */
+  doc?: JsonDoc;
+  at?: JsonPath;
 }
 
 function textOf(list: unknown): string | null {
@@ -621,6 +627,12 @@ function v1Observation(ev: V1Event, info: BuildInfo): { obs: Observation; exitWa
 }
 
 /** Message text of a generic V1 event (condensation summary, conversation error, pause/interrupt reason). */
+/** An event as indented JSON, cut to 20,000 characters (how an unknown event kind is shown). */
+function rawEventText(ev: V1Event): string {
+  const t = JSON.stringify(ev, null, 2) ?? '';
+  return t.length > 20_000 ? `${t.slice(0, 20_000)}\n…[${t.length - 20_000} chars cut]` : t;
+}
+
 function genericMessage(ev: V1Event): string {
   if (ev.kind === 'ConversationErrorEvent') return [str(ev.code), str(ev.detail)].filter(Boolean).join(': ');
   return str(ev.summary) ?? str(ev.reason) ?? str(ev.detail) ?? str(ev.message) ?? str(ev.error) ?? '';
@@ -757,7 +769,17 @@ class V1StepBuilder {
       this.setDuration(target);
       return;
     }
-    // Condensation, ConversationErrorEvent, PauseEvent, InterruptEvent, unknown kinds.
+    if (!V1_KINDS.has(kind)) {
+      // An event kind this reader does not know: a located warning, and the event shown raw (never a silent empty step).
+      const found = `unrecognised OpenHands event kind ${JSON.stringify(kind)}`;
+      const issue: LocatedIssue = item.doc
+        ? item.doc.issue([...(item.at ?? []), 'kind'], 'an OpenHands event kind this reader knows (the event is shown raw)', found)
+        : { file: item.file ?? '', line: null, column: null, pointer: null, expected: 'an OpenHands event kind this reader knows (the event is shown raw)', found };
+      info.warnings.push(asWarning(issue));
+      this.push(item, roleOf(ev.source, 'environment'), { message: rawEventText(ev), event: { kind: 'unknown_record', label: `unrecognised event kind ${kind}` } });
+      return;
+    }
+    // Condensation, ConversationErrorEvent, PauseEvent, InterruptEvent.
     this.push(item, roleOf(ev.source, 'environment'), { message: genericMessage(ev) });
   }
 }
@@ -972,7 +994,7 @@ async function loadV1Folder(input: LoadInput): Promise<{ items: V1Item[]; base: 
     const doc = file === input.path && input.doc ? input.doc : issues.run(() => JsonDoc.parse(file, text));
     if (!doc) continue;
     const ev = validateV1Event(doc, [], issues, V1_LABEL);
-    if (ev) items.push({ ev, range: doc.rangeOf([]), ...(file !== input.path ? { file } : {}) });
+    if (ev) items.push({ ev, range: doc.rangeOf([]), doc, at: [], ...(file !== input.path ? { file } : {}) });
   }
   if (issues.issues.length) throw new RolloutLoadError(input.path, V1_LABEL, issues.issues);
   const base = await readBaseState(input, dir, warnings);
@@ -981,6 +1003,7 @@ async function loadV1Folder(input: LoadInput): Promise<{ items: V1Item[]; base: 
 
 function v1Rollout(input: LoadInput, items: V1Item[], base: Record<string, unknown> | null, extraMeta: Record<string, unknown>): Rollout {
   const { steps, info } = buildV1Steps(items, baseStateMetrics(base));
+  if (info.warnings.length) (input.issues ??= []).push(...info.warnings);
   return v1RolloutOf(input.path, steps, info, items.length, base, extraMeta);
 }
 
@@ -1015,7 +1038,7 @@ function v1RolloutOf(file: string, steps: Step[], info: BuildInfo, eventCount: n
 
 /** A copy of the facts gathered so far that the builder's later events do not change. */
 function copyInfo(info: BuildInfo): BuildInfo {
-  return { ...info, exitCodeUnknownSteps: [...info.exitCodeUnknownSteps], skippedEvents: { ...info.skippedEvents }, agentStates: [...info.agentStates] };
+  return { ...info, exitCodeUnknownSteps: [...info.exitCodeUnknownSteps], skippedEvents: { ...info.skippedEvents }, agentStates: [...info.agentStates], warnings: [...info.warnings] };
 }
 
 /**
@@ -1036,7 +1059,9 @@ class V1EventStream implements RecordStream {
       const doc = c.run(() => this.start.parseLine(line));
       const ev = doc ? validateV1Event(doc, [], c, V1_LABEL) : undefined;
       if (doc && ev) {
-        this.builder.add({ ev, range: doc.valueRange() });
+        const before = this.builder.info.warnings.length;
+        this.builder.add({ ev, range: doc.valueRange(), doc, at: [] });
+        this.issues.push(...this.builder.info.warnings.slice(before));
         this.events++;
       }
       this.issues.push(...c.issues);
@@ -1084,7 +1109,7 @@ export const openHandsV1Loader: FormatLoader = {
     if (doc && Array.isArray(doc.value)) {
       const events = validateV1Events(doc, [], issues, V1_LABEL);
       if (issues.issues.length) throw new RolloutLoadError(input.path, V1_LABEL, issues.issues);
-      const items = events.map((ev, i) => ({ ev, range: doc.rangeOf([i]) }));
+      const items = events.map((ev, i) => ({ ev, range: doc.rangeOf([i]), doc, at: [i] }));
       return [v1Rollout(input, items, null, { layout: 'list' })];
     }
     if (doc && isObject(doc.value) && EVENT_FILE_RE.test(path.basename(input.path))) {
@@ -1197,7 +1222,8 @@ function evalRowRollout(input: LoadInput, ref: RowRef): Rollout {
     const issues = new IssueCollector();
     const events = validateV1Events(doc, ['history'], issues, EVAL_LABEL);
     if (issues.issues.length) throw new RolloutLoadError(input.path, EVAL_LABEL, issues.issues);
-    ({ steps, info } = buildV1Steps(events.map((ev, i) => ({ ev, range: doc.rangeOf(['history', i]) })), metrics));
+    ({ steps, info } = buildV1Steps(events.map((ev, i) => ({ ev, range: doc.rangeOf(['history', i]), doc, at: ['history', i] })), metrics));
+    if (info.warnings.length) (input.issues ??= []).push(...info.warnings);
   } else {
     const events = doc.validate(z.array(V0EventSchema), EVAL_LABEL, ['history']);
     ({ steps, info } = buildV0Steps(events, (i) => doc.rangeOf(['history', i]), metrics));

@@ -30,7 +30,7 @@
  * This module never imports `vscode`.
  */
 import { z } from 'zod';
-import { RolloutLoadError, type LocatedIssue } from '../errors';
+import { asWarning, RolloutLoadError, type LocatedIssue } from '../errors';
 import type { JsonDoc, JsonPath } from '../json';
 import { makeStep, unknownOutcome, type Action, type FormatId, type Rollout, type Step } from '../model';
 import { firstRow, loadRows, rowRange, type RowRef } from './rows';
@@ -77,6 +77,16 @@ function markFirstError(steps: Step[]): number | null {
   if (!first || !first.referenceLabel) return null;
   first.referenceLabel.firstError = true;
   return first.index;
+}
+
+/**
+ * Records a conflict between a record's own labels (src/core/labels/conflicts.ts) on the rollout
+ * (`metadata.labelConflict`) and as a located warning at `path` (the field that contradicts).
+ */
+function recordConflict(r: Rollout, input: LoadInput, doc: JsonDoc, path: JsonPath, expected: string, reason: string): void {
+  const issue = asWarning(doc.issue(path, expected, reason));
+  r.metadata.labelConflict = { reason, pointer: issue.pointer };
+  (input.issues ??= []).push(issue);
 }
 
 function baseRollout(id: string, format: FormatId, input: LoadInput, ref: RowRef): Rollout {
@@ -230,6 +240,10 @@ function apbRollout(input: LoadInput, ref: RowRef): Rollout {
   const names = toolNames(row.tools);
   if (names.length) meta.tools = names;
   r.metadata = meta;
+  if (row.final_label === -1 && labelled.length > 0 && labelled.every(([, v]) => v === 1)) {
+    recordConflict(r, input, doc, [...at, 'final_label'], 'a final label consistent with the step labels',
+      `label conflict: final_label is −1 but all ${labelled.length} labelled step(s) are +1 (no step is marked wrong)`);
+  }
   return r;
 }
 
@@ -332,6 +346,10 @@ function pbRollout(input: LoadInput, ref: RowRef): Rollout {
     finalAnswerCorrect: item.final_answer_correct ?? null,
     ...(item.generator ? { generator: item.generator } : {}),
   };
+  if (item.final_answer_correct === false && item.label === -1) {
+    recordConflict(r, input, doc, [...at, 'label'], 'a label consistent with final_answer_correct',
+      'label conflict: final_answer_correct is false but label is −1 (no wrong step)');
+  }
   return r;
 }
 

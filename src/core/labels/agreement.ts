@@ -23,6 +23,7 @@
 import * as fs from 'node:fs';
 import type { Rollout } from '../model';
 import type { LabelValue } from './api';
+import { labelConflictOf } from './conflicts';
 import { firstError, type NeutralMapping } from './select';
 
 /** Category order of the confusion matrix rows and columns. */
@@ -82,6 +83,8 @@ export interface AnnotatorAgreement extends KappaResult {
   onlyB: number;
   /** Rollouts where both sides define a first error (select.ts `firstError`), and how many agree on it. */
   firstError: { compared: number; agree: number };
+  /** Rollouts left out of κ and the first error because their dataset labels contradict each other (./conflicts.ts). */
+  conflicting: number;
 }
 
 /** Agreement between two label sources over the steps of the given rollouts. */
@@ -91,7 +94,12 @@ export function annotatorAgreement(items: PairedLabels[], names: { a: string; b:
   let labelledB = 0;
   let compared = 0;
   let agree = 0;
+  let conflicting = 0;
   for (const it of items) {
+    if (labelConflictOf(it.rollout)) {
+      conflicting++;
+      continue;
+    }
     labelledA += it.a.size;
     labelledB += it.b.size;
     for (const [i, va] of it.a) {
@@ -106,7 +114,7 @@ export function annotatorAgreement(items: PairedLabels[], names: { a: string; b:
     }
   }
   const k = cohenKappa(pairs);
-  return { ...names, rollouts: items.length, labelledA, labelledB, onlyA: labelledA - k.n, onlyB: labelledB - k.n, ...k, firstError: { compared, agree } };
+  return { ...names, rollouts: items.length, labelledA, labelledB, onlyA: labelledA - k.n, onlyB: labelledB - k.n, ...k, firstError: { compared, agree }, conflicting };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -195,7 +203,7 @@ export interface ScorerAgreement {
   /** AUROC of 1 − score for bad vs good steps; `bad`/`good` are the class sizes. */
   auroc: { value: number | null; bad: number; good: number };
   /** ProcessBench: accuracy on erroneous and on correct rollouts, F1 (harmonic mean), and the exact-match rate over both. */
-  firstError: { erroneous: Ratio; correct: Ratio; f1: number | null; exactMatch: Ratio; undefinedGold: number };
+  firstError: { erroneous: Ratio; correct: Ratio; f1: number | null; exactMatch: Ratio; undefinedGold: number; conflicting: number };
 }
 
 /** Predicted first error: the first agent step (by index) with a score below the threshold, −1 when none. */
@@ -224,6 +232,7 @@ export function scorerAgreement(items: { rollout: Rollout; labels: Map<number, L
   let corN = 0;
   let corOk = 0;
   let undefinedGold = 0;
+  let conflicting = 0;
   let scoredRollouts = 0;
   const known = new Map(items.map((it) => [it.rollout.id, it.rollout]));
   let unmatched = 0;
@@ -244,6 +253,11 @@ export function scorerAgreement(items: { rollout: Rollout; labels: Map<number, L
       if ((s >= threshold) === isGood) stepsOk++;
       // Detector value 1 − score, ranked as −score (the same order, without rounding).
       (isGood ? good : bad).push(-s);
+    }
+    if (labelConflictOf(rollout)) {
+      // The dataset's own labels contradict each other: no gold first error to compare with.
+      conflicting++;
+      continue;
     }
     const gold = firstError(rollout, labels, neutral);
     if (!gold.defined) {
@@ -275,6 +289,6 @@ export function scorerAgreement(items: { rollout: Rollout; labels: Map<number, L
     unmatchedScores: unmatched,
     stepAccuracy: ratio(stepsOk, stepsN),
     auroc: { value: auroc(bad, good), bad: bad.length, good: good.length },
-    firstError: { erroneous, correct, f1, exactMatch: ratio(errOk + corOk, errN + corN), undefinedGold },
+    firstError: { erroneous, correct, f1, exactMatch: ratio(errOk + corOk, errN + corN), undefinedGold, conflicting },
   };
 }

@@ -21,6 +21,7 @@
  *
  * This module never imports `vscode`.
  */
+import { labelConflictOf, type ConflictPolicy } from './conflicts';
 import type { Action, Rollout, Step } from '../model';
 import type { CurrentLabel, LabelValue } from './api';
 import { asBoolean, dataVerdict, firstError, labelsFrom, referenceLabels, REFERENCE, withFallback, type NeutralMapping, type RolloutLabels } from './select';
@@ -283,17 +284,39 @@ export interface ExportResult {
   /** The file text: JSONL for trl and agentprocessbench, a JSON array (one item per line) for processbench. */
   text: string;
   skipped: Skipped[];
+  /** Rollouts whose dataset labels contradict each other (./conflicts.ts), and what was done with them (`policy`). */
+  conflicts: { policy: ConflictPolicy; rolloutIds: string[] };
+}
+
+/** Thrown by `exportRows` under `conflicts: 'fail'` when a record's labels conflict; `rolloutIds` names them. */
+export class LabelConflictError extends Error {
+  constructor(readonly rolloutIds: string[]) {
+    super(`${rolloutIds.length} rollout(s) have conflicting dataset labels (first: ${rolloutIds[0]}): nothing exported (--conflicts drop leaves them out, keep exports them as they are)`);
+    this.name = 'LabelConflictError';
+  }
 }
 
 function isSkipped(x: object): x is Skipped {
   return 'reason' in x && 'rolloutId' in x && Object.keys(x).length === 2;
 }
 
-/** Exports the labels of many rollouts in one format. */
-export function exportRows(format: ExportFormat, items: RolloutLabels[], neutral: NeutralMapping = DEFAULT_NEUTRAL): ExportResult {
+/**
+ * Exports the labels of many rollouts in one format. Rollouts whose dataset labels contradict each
+ * other (./conflicts.ts) are, by `conflicts`: left out as skipped (`drop`, default), exported as
+ * they are (`keep`), or the whole export refused (`fail`: throws LabelConflictError); either way
+ * `conflicts.rolloutIds` names them.
+ */
+export function exportRows(format: ExportFormat, items: RolloutLabels[], neutral: NeutralMapping = DEFAULT_NEUTRAL, conflicts: ConflictPolicy = 'drop'): ExportResult {
   const rows: ExportResult['rows'] = [];
   const skipped: Skipped[] = [];
+  const conflicting = items.filter((it) => labelConflictOf(it.rollout)).map((it) => it.rollout.id);
+  if (conflicts === 'fail' && conflicting.length) throw new LabelConflictError(conflicting);
   for (const it of items) {
+    const c = labelConflictOf(it.rollout);
+    if (c && conflicts === 'drop') {
+      skipped.push({ rolloutId: it.rollout.id, reason: `${c.reason} (--conflicts keep exports it)` });
+      continue;
+    }
     const r = format === 'trl' ? toTrlRow(it, neutral) : format === 'agentprocessbench' ? toApbRow(it) : toProcessBenchItem(it, neutral);
     if (isSkipped(r)) skipped.push(r);
     else rows.push(r);
@@ -304,5 +327,5 @@ export function exportRows(format: ExportFormat, items: RolloutLabels[], neutral
         ? `[\n${rows.map((r) => JSON.stringify(r)).join(',\n')}\n]\n`
         : '[]\n'
       : rows.map((r) => JSON.stringify(r) + '\n').join('');
-  return { format, rows, text, skipped };
+  return { format, rows, text, skipped, conflicts: { policy: conflicts, rolloutIds: conflicting } };
 }

@@ -33,6 +33,7 @@ export function agreementText(rep: AgreementReport): string {
     lines.push(`        ${LABEL_ORDER.map((v) => LABEL_TEXT[String(v)].padStart(6)).join('')}`);
     LABEL_ORDER.forEach((v, i) => lines.push(`    ${LABEL_TEXT[String(v)]}  ${aa.confusion[i].map((c) => String(c).padStart(6)).join('')}`));
     lines.push(`  first error: ${aa.firstError.agree} of ${aa.firstError.compared} rollout(s) agree (where both sides define one)`);
+    if (aa.conflicting) lines.push(`  ${aa.conflicting} conflicting, excluded: rollout(s) whose dataset labels contradict each other are left out of kappa and the first error`);
   }
   const s = rep.scores;
   if (s) {
@@ -43,6 +44,7 @@ export function agreementText(rep: AgreementReport): string {
     lines.push(`  AUROC of 1 − score for bad steps: ${num(s.auroc.value)} (${s.auroc.bad} bad, ${s.auroc.good} good)`);
     const fe = s.firstError;
     lines.push(`  first error (ProcessBench): erroneous ${ratioText(fe.erroneous)}, correct ${ratioText(fe.correct)}, F1 ${num(fe.f1)}; exact match ${ratioText(fe.exactMatch)}`);
+    if (fe.conflicting) lines.push(`  ${fe.conflicting} conflicting, excluded: scored rollout(s) whose dataset labels contradict each other are left out of first-error metrics`);
     if (fe.undefinedGold) lines.push(`  ${fe.undefinedGold} scored rollout(s) left out of first-error metrics: their labels define no first error`);
   }
   return lines.join('\n') + '\n';

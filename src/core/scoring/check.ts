@@ -15,14 +15,16 @@
  *  7. `$/cancelRequest` of a large batch → error -32800 within the time limit (a full result is a
  *     warning: it may have finished before the cancel arrived); skipped with a warning when
  *     capabilities.cancel is false
- *  8. nothing but protocol messages on stdout, all along
+ *  8. nothing but protocol messages on stdout, all along; one reply per request (a second reply to
+ *     one request fails), no message over the size cap (./reader.ts)
  *  9. `shutdown` → null, then `exit` → the process exits with code 0
  *
  * Never imports `vscode`.
  */
 import { spawn } from 'node:child_process';
-import { CancellationTokenSource, createMessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
+import { CancellationTokenSource, createMessageConnection, ResponseError, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { stopMessageReader, type ScorerCommand } from './client';
+import { GuardedMessageReader } from './reader';
 import { checkRolloutScores, ErrorCodes, errorCodeName, formatZodIssues, InitializeResult, Methods, PROTOCOL_VERSION, ProgressParams, ScoreResult, type ScoreRollout } from './protocol';
 
 /** One check's outcome. `warning` = passed with a remark. */
@@ -133,9 +135,19 @@ export async function checkScorer(command: ScorerCommand, opts: CheckOptions = {
   let stdoutTail = '';
   child.stdout.on('data', (d: Buffer) => (stdoutTail = (stdoutTail + d.toString('utf8')).slice(-200)));
   const streamErrors: string[] = [];
-  const reader = new StreamMessageReader(child.stdout);
-  const conn = createMessageConnection(reader, new StreamMessageWriter(child.stdin));
+  const guardProblems: string[] = [];
   const brokenWaiters: (() => void)[] = [];
+  const reader = new GuardedMessageReader(child.stdout, {
+    onProblem: (reason) => {
+      guardProblems.push(reason);
+      // A message over the cap is never read: what was asked is not answered; say why.
+      if (/over the limit/.test(reason)) {
+        streamErrors.push(reason);
+        brokenWaiters.splice(0).forEach((f) => f());
+      }
+    },
+  });
+  const conn = createMessageConnection(reader, new StreamMessageWriter(child.stdin));
   conn.onError(([e]) => {
     streamErrors.push(`${e.message.split('\n')[0]}; last bytes ${JSON.stringify(stdoutTail.slice(-160))}`);
     brokenWaiters.splice(0).forEach((f) => f());
@@ -269,8 +281,14 @@ export async function checkScorer(command: ScorerCommand, opts: CheckOptions = {
     }
 
     // 8
-    if (streamErrors.length) fail('stdout', `wrote something that is not a protocol message on stdout: ${streamErrors[0]}. Logs belong on stderr.`);
-    else pass('stdout', 'only protocol messages');
+    if (streamErrors.length && !guardProblems.length) fail('stdout', `wrote something that is not a protocol message on stdout: ${streamErrors[0]}. Logs belong on stderr.`);
+    else pass('stdout', guardProblems.length ? 'protocol messages (see the next check)' : 'only protocol messages');
+    const dup = guardProblems.filter((g) => /twice/.test(g));
+    const big = guardProblems.filter((g) => /over the limit/.test(g));
+    if (dup.length) fail('one reply per request', `${dup[0]}${dup.length > 1 ? ` (${dup.length} times)` : ''}`);
+    else pass('one reply per request', 'every request answered once');
+    if (big.length) fail('reply size', big[0]);
+    else pass('reply size', 'every message under the cap');
 
     // 9
     const down = await ask(Methods.shutdown, undefined, timeoutMs);
@@ -290,6 +308,8 @@ export async function checkScorer(command: ScorerCommand, opts: CheckOptions = {
     conn.dispose();
     stopMessageReader(reader);
     if (!exited) child.kill('SIGKILL');
+    // A child of the scorer may hold its stdout/stderr open after the scorer exited: close our ends.
+    for (const s of [child.stdout, child.stderr, child.stdin]) s.destroy();
     report.passed = checks.length > 0 && checks.every((c) => c.ok);
     if (!report.passed && stderr.trim()) log(`scorer stderr (last lines):\n${stderr.trim().split('\n').slice(-10).join('\n')}`);
   }

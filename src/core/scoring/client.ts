@@ -38,6 +38,7 @@ import {
   type RolloutScores,
   type ScoreRollout,
 } from './protocol';
+import { GuardedMessageReader } from './reader';
 import { ASCII_JSON_WRITER } from './wire';
 
 /** What to run: an executable and its arguments (no shell), with extra environment variables. */
@@ -76,6 +77,8 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** How requests are encoded: 'ascii' (default; ./wire.ts) or 'utf8' (vscode-jsonrpc's plain JSON, kept for bench/scorer.bench.ts's comparison). */
   wire?: 'ascii' | 'utf8';
+  /** Largest message accepted from the scorer, in bytes (default 32 MiB, ./reader.ts): a bigger reply is a `protocol` error and is never read. */
+  maxReplyBytes?: number;
 }
 
 /** Options of one `score` request. */
@@ -96,7 +99,7 @@ const STDOUT_TAIL = 300;
 /** One running scorer process. Create with `ScorerClient.start`. */
 export class ScorerClient {
   private readonly conn: MessageConnection;
-  private reader: StreamMessageReader | null = null;
+  private reader: GuardedMessageReader | null = null;
   private stderrTail = '';
   private stdoutTail = '';
   private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -113,6 +116,7 @@ export class ScorerClient {
     readonly command: ScorerCommand,
     private readonly log: (line: string) => void,
     wire: 'ascii' | 'utf8' = 'ascii',
+    maxReplyBytes?: number,
   ) {
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (d: string) => {
@@ -131,7 +135,13 @@ export class ScorerClient {
       this.stdoutTail = (this.stdoutTail + d.toString('utf8')).slice(-STDOUT_TAIL);
     });
     child.stdin!.on('error', () => {}); // EPIPE after the process died: reported by 'exit'.
-    const reader = new StreamMessageReader(child.stdout!);
+    const reader = new GuardedMessageReader(child.stdout!, {
+      maxMessageBytes: maxReplyBytes,
+      onProblem: (reason) => {
+        this.fail(new ScorerError('protocol', reason, null, null, this.stderrTail));
+        this.kill();
+      },
+    });
     this.reader = reader;
     this.conn = createMessageConnection(reader, new StreamMessageWriter(child.stdin!, wire === 'ascii' ? ASCII_JSON_WRITER : 'utf-8'));
     this.conn.onError(([error]) => {
@@ -160,6 +170,9 @@ export class ScorerClient {
         this.fail(new ScorerError('crashed', `the scorer exited (${signal ? `signal ${signal}` : `exit code ${code}`})${this.tailNote()}`, null, null, this.stderrTail));
         this.conn.dispose();
         this.stopReader();
+        // A child of the scorer that inherited its stdout/stderr keeps the pipes open after the
+        // scorer itself exited: close our ends, or they keep the CLI (and its event loop) alive forever.
+        for (const s of [child.stdout, child.stderr, child.stdin]) s?.destroy();
       };
       if (child.stdout!.readableEnded) setImmediate(report);
       else {
@@ -201,7 +214,7 @@ export class ScorerClient {
     } catch (e) {
       throw new ScorerError('spawn', `cannot run ${command.command}: ${(e as Error).message}`);
     }
-    const client = new ScorerClient(child, command, log, opts.wire);
+    const client = new ScorerClient(child, command, log, opts.wire, opts.maxReplyBytes);
     try {
       const raw = await client.request(Methods.initialize, { protocolVersion: PROTOCOL_VERSION, client: opts.client, ...(opts.options ? { options: opts.options } : {}) }, opts.initTimeoutMs, undefined, 'initialize');
       client.info = client.validate(InitializeResult, raw, 'initialize result');
@@ -343,6 +356,10 @@ export class ScorerClient {
       const raw = await this.request(Methods.score, { rollouts, ...(token ? { partialResultToken: token } : {}) }, opts.timeoutMs, opts.signal, 'score', (rej) => {
         progressFail = rej;
       });
+      // A second reply to this request read in the same chunk is found by the reader before this
+      // runs on: let it be seen, so a scorer that answers twice never has its first answer used.
+      await new Promise<void>((res) => setImmediate(res));
+      if (this.broken?.kind === 'protocol') throw this.broken;
       const result = this.validate(ScoreResult, raw, 'score result');
       const problems = checkRolloutScores(rollouts, result.rollouts, range);
       if (problems.length) throw new ScorerError('protocol', `wrong score result from the scorer: ${problems.slice(0, 5).join('; ')}`, null, null, this.stderrTail);

@@ -14,13 +14,30 @@ const KIND: Record<Action['kind'], ScoreActionKind> = {
   finish: 'finish',
 };
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * `text` with every lone UTF-16 surrogate (half of a pair, from a cut string or a JSON `\ud800`
+ * escape) replaced by U+FFFD, the mark the loader shows; null stays null. Every scorer backend gets
+ * text made well-formed this way (the Python scorer does the same, scorers/python/ti_scorer/render.py),
+ * so none can fail encoding it as UTF-8 (a tokenizer, an HTTP body).
+ */
+export function wellFormed<T extends string | null>(text: T): T {
+  if (text === null) return text;
+  const s = text as string;
+  const isWF = (s as unknown as { isWellFormed?: () => boolean }).isWellFormed;
+  if (isWF ? isWF.call(s) : !LONE_SURROGATE.test(s)) return text;
+  LONE_SURROGATE.lastIndex = 0;
+  return s.replace(LONE_SURROGATE, '\ufffd') as T;
+}
+
 function argumentsText(a: unknown): string | null {
   if (a === undefined || a === null) return null;
-  if (typeof a === 'string') return a;
+  if (typeof a === 'string') return wellFormed(a);
   try {
-    return JSON.stringify(a) ?? null;
+    return wellFormed(JSON.stringify(a) ?? null);
   } catch {
-    return String(a);
+    return wellFormed(String(a));
   }
 }
 
@@ -29,12 +46,12 @@ export function toScoreStep(s: Step): ScoreStep {
   return {
     index: s.index,
     role: s.role,
-    message: s.message === '' ? null : s.message,
-    reasoning: s.reasoning,
-    actions: s.actions.map((a): ScoreAction => ({ kind: KIND[a.kind] ?? 'other', command: a.command, tool: a.tool, arguments: argumentsText(a.arguments) })),
+    message: s.message === '' ? null : wellFormed(s.message),
+    reasoning: wellFormed(s.reasoning),
+    actions: s.actions.map((a): ScoreAction => ({ kind: KIND[a.kind] ?? 'other', command: wellFormed(a.command), tool: wellFormed(a.tool), arguments: argumentsText(a.arguments) })),
     // isError / interrupted only when said, so the input (and its cache key) of other formats is unchanged.
     observations: s.observations.map((o) => ({
-      output: o.output,
+      output: wellFormed(o.output),
       exitCode: o.exitCode,
       truncated: o.truncated,
       ...(o.isError !== undefined ? { isError: o.isError } : {}),
@@ -51,7 +68,7 @@ export function toScoreStep(s: Step): ScoreStep {
  * indexes, so scores still map to the right steps.
  */
 export function toScoreRollout(r: Rollout): ScoreRollout {
-  return { id: r.id, task: { id: r.task.id, instruction: r.task.instruction }, steps: r.steps.filter((s) => !s.copiedContext).map(toScoreStep) };
+  return { id: r.id, task: { id: r.task.id, instruction: wellFormed(r.task.instruction) }, steps: r.steps.filter((s) => !s.copiedContext).map(toScoreStep) };
 }
 
 /**

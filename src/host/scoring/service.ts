@@ -289,6 +289,7 @@ export class ScoringService implements vscode.Disposable {
       steps: st ? [...st.steps.values()].filter((s): s is StepScore & { value: number } => s.value !== null).map((s) => ({ index: s.index, value: s.value, label: s.label ?? null, explanation: s.explanation ?? null })) : [],
       cached: st?.cached ?? false,
       error: st?.error ?? null,
+      ...unscoredView(st),
     };
   }
 
@@ -458,4 +459,17 @@ function toScores(rolloutId: string, steps: Iterable<StepScore>, scorer: ScorerI
     out.push({ rolloutId, stepIndex: s.index, value: s.value, range: scorer.scoreRange, label: s.label ?? null, explanation: s.explanation ?? null, scorer: { name: scorer.name, version: scorer.version, model: scorer.model } });
   }
   return out;
+}
+
+/**
+ * The steps a finished scoring left unscored with a reason (past the model's context…), and
+ * "not scorable" with the reason when no step has a value (a rollout with no agent step, or none
+ * inside the context), for the timeline's score line.
+ */
+function unscoredView(st: RolloutScoreState | undefined): Pick<ScoresMessage, 'unscored' | 'notScorable'> {
+  if (!st || st.state !== 'done') return {};
+  const all = [...st.steps.values()];
+  const unscored = all.filter((s) => s.value === null && s.explanation).map((s) => ({ index: s.index, reason: s.explanation! }));
+  const notScorable = all.some((s) => s.value !== null) ? null : (unscored[0]?.reason ?? 'no agent step to score');
+  return { ...(unscored.length ? { unscored } : {}), notScorable };
 }

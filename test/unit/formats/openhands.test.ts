@@ -567,3 +567,40 @@ describe('formats/openhands V1 events', () => {
     });
   });
 });
+
+describe('formats/openhands unknown event kinds (issue 19 item 5)', () => {
+  /** The fixture's events with every event at `at` renamed to a kind this reader does not know. */
+  function renamed(at: number[], kind = 'FrobnicateEvent'): any[] {
+    const evs = v1Events().map((e) => e.value);
+    for (const i of at) evs[i] = { ...evs[i], kind };
+    return evs;
+  }
+
+  for (const layout of ['list', 'jsonl', 'eval'] as const) {
+    it(`an unknown kind is a located warning and the event is shown raw (${layout})`, async () => {
+      const evs = renamed([2]);
+      const dir = tmpDir();
+      const file =
+        layout === 'list'
+          ? write(dir, 'events.json', JSON.stringify(evs, null, 2))
+          : layout === 'jsonl'
+            ? write(dir, 'events.jsonl', evs.map((e) => JSON.stringify(e)).join('\n') + '\n')
+            : write(dir, 'output.jsonl', JSON.stringify({ instance_id: 'x-1', instruction: 'do it', history: evs }) + '\n');
+      const result = await loadPath(file);
+      assert.equal(result.failures.length, 0);
+      const f = result.files[0];
+      const warnings = (f.issues ?? []).filter((i) => i.severity === 'warning');
+      const w = warnings.find((i) => /unrecognised OpenHands event kind "FrobnicateEvent"/.test(i.found));
+      assert.ok(w, `a warning names the kind: ${JSON.stringify(f.issues)}`);
+      assert.equal(w!.pointer, layout === 'list' ? '/2/kind' : layout === 'eval' ? '/history/2/kind' : '/kind');
+      assert.ok(w!.line !== null && w!.line >= 1);
+      const r = f.rollouts[0];
+      const step = r.steps.find((s) => s.sourceId === evs[2].id)!;
+      assert.ok(step, 'the event has a step');
+      assert.equal(step.event?.kind, 'unknown_record');
+      assert.match(step.message, /FrobnicateEvent/);
+      assert.ok(step.message.includes(JSON.stringify(evs[2].id)), 'the raw event is shown');
+      assert.equal(r.steps.filter((s) => s.message === '' && !s.actions.length && !s.observations.length && s.role !== 'system').length, 0, 'no empty step');
+    });
+  }
+});

@@ -35,6 +35,7 @@ OPTIONS: Dict[str, tuple] = {
     "useEnvProxy": (bool, False, "vllm/judge: honour http_proxy/https_proxy"),
     "poolingTask": ((str, type(None)), "token_classify", "vllm: the /pooling task field (null to omit, for vLLM < 0.11)"),
     "positiveIndex": (int, 1, "vllm: column of the 'good' probability in each row"),
+    "rowWidth": (int, 2, "vllm: values per /pooling row (2 class probabilities; 1 = one probability per step); other rows are rejected"),
     "apiKeyEnv": (str, "OPENAI_API_KEY", "judge: environment variable holding the API key"),
     "topLogprobs": (int, 20, "judge: top_logprobs asked for"),
     "concurrency": (int, 4, "judge: parallel requests"),
