@@ -17,7 +17,10 @@ function cli(...args: string[]): { code: number | null; stdout: string; stderr: 
 
 const ATIF = 'atif/harbor-golden_terminus2_invalid-json_ATIF-v1.5.trajectory.json';
 
-describe('CLI (dist/cli.js)', () => {
+describe('CLI (dist/cli.js)', function () {
+  // Each test starts CLI processes one after another: on 2 busy shared cores one start can take
+  // seconds, so the test gets the time a loaded machine needs (each process has its own timeout).
+  this.timeout(180_000);
   before(() => {
     if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
   });

@@ -35,7 +35,10 @@ async function labelledWorkspace(): Promise<{ ws: string; file: string; rollouts
   return { ws, file, rollouts };
 }
 
-describe('CLI export / agreement (dist/cli.js)', () => {
+describe('CLI export / agreement (dist/cli.js)', function () {
+  // Each test starts CLI processes one after another: on 2 busy shared cores one start can take
+  // seconds, so the test gets the time a loaded machine needs (each process has its own timeout).
+  this.timeout(180_000);
   before(() => {
     if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
   });

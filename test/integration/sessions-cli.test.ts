@@ -21,7 +21,10 @@ function run(args: string[], env: Record<string, string>, cwd = REPO_ROOT) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-describe('CLI sessions (dist/cli.js)', () => {
+describe('CLI sessions (dist/cli.js)', function () {
+  // Each test starts CLI processes one after another: on 2 busy shared cores one start can take
+  // seconds, so the test gets the time a loaded machine needs (each process has its own timeout).
+  this.timeout(180_000);
   let home: string;
   let ws: string;
   before(() => {
