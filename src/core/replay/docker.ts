@@ -176,14 +176,18 @@ export function hardenedCreateOptions(o: { image: string; workdir: string | null
   const mem = Math.round(o.limits.memoryMiB * 1024 * 1024);
   return {
     Image: o.image,
-    Cmd: ['sleep', '2147483647'],
+    // The lifeline: the main process reads stdin, attached by the owner (ReplayContainer.attachLifeline)
+    // before each start; when the owner's connection closes — however the owner died — stdin ends
+    // (StdinOnce), the main process exits and the container stops with every process in it.
+    Cmd: ['sh', '-c', 'while read -r _; do :; done; kill -KILL -1 2>/dev/null; exit 0'],
     Entrypoint: [],
     Hostname: REPLAY_HOSTNAME,
     WorkingDir: o.workdir ?? undefined,
     Env: o.env ?? [],
     Tty: false,
-    OpenStdin: false,
-    AttachStdin: false,
+    OpenStdin: true,
+    StdinOnce: true,
+    AttachStdin: true,
     AttachStdout: false,
     AttachStderr: false,
     NetworkDisabled: true,
@@ -239,6 +243,7 @@ export class ReplayContainer {
     const c = await docker.createContainer(hardenedCreateOptions({ image, workdir: o.workdir, session, limits: o.limits, env }));
     const rc = new ReplayContainer(docker, c, session, o.limits, { workdir: o.workdir, env });
     try {
+      await rc.attachLifeline();
       await c.start();
     } catch (e) {
       await c.remove({ force: true }).catch(() => undefined);
@@ -249,6 +254,21 @@ export class ReplayContainer {
 
   get id(): string {
     return this.container.id;
+  }
+
+  private lifeline: { destroy(): void } | null = null;
+
+  /**
+   * Attaches this process to the container's stdin (before it starts): the connection lives as
+   * long as this process, and its end ends the container's main process (hardenedCreateOptions).
+   * The socket does not keep the process alive (unref).
+   */
+  async attachLifeline(): Promise<void> {
+    this.lifeline?.destroy();
+    const sock = (await this.container.attach({ stream: true, stdin: true, stdout: false, stderr: false, hijack: true })) as unknown as { destroy(): void; unref?: () => void; on(e: string, f: () => void): void };
+    sock.on('error', () => undefined);
+    sock.unref?.();
+    this.lifeline = sock;
   }
 
   /**
@@ -319,6 +339,7 @@ export class ReplayContainer {
   async killAll(): Promise<void> {
     await this.container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
     await this.container.wait({ condition: 'not-running' } as object).catch(() => undefined);
+    await this.attachLifeline();
     await this.container.start();
   }
 
@@ -344,14 +365,17 @@ export class ReplayContainer {
   async restore(image: string): Promise<void> {
     const old = this.container;
     const c = await this.docker.createContainer(hardenedCreateOptions({ image, workdir: this.base.workdir, session: this.session, limits: this.limits, env: this.base.env }));
-    await c.start();
     this.container = c;
+    await this.attachLifeline();
+    await c.start();
     await old.remove({ force: true, v: true }).catch(() => undefined);
   }
 
   /** Removes the container and every snapshot image of this session. Never throws. */
   async dispose(): Promise<void> {
     await this.container.remove({ force: true, v: true }).catch(() => undefined);
+    this.lifeline?.destroy();
+    this.lifeline = null;
     for (const ref of this.snapshots.splice(0)) await this.docker.getImage(ref).remove({ force: true }).catch(() => undefined);
   }
 }
