@@ -100,6 +100,8 @@ export class ShellExecutor implements Executor {
   private decoder = new TextDecoder('utf-8');
   private onData: ((t: string) => void) | null = null;
   private bytes = 0;
+  /** The pids cgroup's refused-fork count at the end of the last step (null before the first). */
+  private pidsRefused: number | null = null;
 
   constructor(private readonly c: ReplayContainer, private readonly plan: ReplayPlan) {}
 
@@ -110,6 +112,8 @@ export class ShellExecutor implements Executor {
 
   async restart(): Promise<void> {
     this.socket?.destroy();
+    // The container may have been restarted (killAll): its cgroup counters start again.
+    this.pidsRefused = null;
     const exec = await this.c.container.exec({
       Cmd: ['bash', '--noprofile', '--norc'],
       AttachStdin: true,
@@ -150,7 +154,9 @@ export class ShellExecutor implements Executor {
     // Restore the state saved after the last step (none on a fresh container).
     const nonce = randomBytes(8).toString('hex');
     socket.write(
-      `mkdir -p ${STATE_DIR}; [ -f ${STATE_DIR}/env ] && . ${STATE_DIR}/env >/dev/null 2>&1; [ -f ${STATE_DIR}/cwd ] && cd "$(cat ${STATE_DIR}/cwd)" 2>/dev/null; printf '\\036%s\\036\\n' ${nonce}\n`,
+      `mkdir -p ${STATE_DIR}; [ -f ${STATE_DIR}/env ] && . ${STATE_DIR}/env >/dev/null 2>&1; [ -f ${STATE_DIR}/cwd ] && cd "$(cat ${STATE_DIR}/cwd)" 2>/dev/null; ` +
+        // The pids cgroup's count of refused forks (v2, else v1): read with builtins, which need no fork.
+        `__ti_pf=/sys/fs/cgroup/pids.events; [ -r $__ti_pf ] || __ti_pf=/sys/fs/cgroup/pids/pids.events; printf '\\036%s\\036\\n' ${nonce}\n`,
     );
     const got = await this.waitFor(new RegExp(`\\x1e${nonce}\\x1e\\n`), 30);
     if (!got) throw new Error(`the replay shell did not start${this.buffer ? `: ${this.buffer.slice(0, 500)}` : ''}`);
@@ -194,27 +200,51 @@ export class ShellExecutor implements Executor {
       sent += t.length;
     };
     // cwd+env: the command runs in this shell. cwd only: in a subshell that leaves its final cwd behind.
+    const pidsBefore = `__ti_p0=0; read -r _ __ti_p0 < $__ti_pf 2>/dev/null\n`;
     const run =
       this.plan.shellState === 'cwd'
         ? `( trap 'pwd > ${STATE_DIR}/cwd' EXIT; . ${STATE_DIR}/step.sh ) </dev/null 2>&1\n__ti_rc=$?; cd "$(cat ${STATE_DIR}/cwd)" 2>/dev/null\n`
         : `{ . ${STATE_DIR}/step.sh; } </dev/null 2>&1\n__ti_rc=$?; export -p > ${STATE_DIR}/env 2>/dev/null\n`;
     this.socket!.write(
       `cat > ${STATE_DIR}/step.sh <<'${delim}'\n${body}${delim}\n` +
+        pidsBefore +
         run +
-        `pwd > ${STATE_DIR}/cwd; printf '\\n\\036%s %d %s\\036\\n' ${nonce} "$__ti_rc" "$PWD"\n`,
+        `__ti_p1=0; read -r _ __ti_p1 < $__ti_pf 2>/dev/null; pwd > ${STATE_DIR}/cwd; printf '\\n\\036%s %d %d %d %s\\036\\n' ${nonce} "$__ti_rc" "\${__ti_p0:-0}" "\${__ti_p1:-0}" "$PWD"\n`,
     );
-    const m = await this.waitFor(new RegExp(`\\n\\x1e${nonce} (-?\\d+) ([^\\x1e]*)\\x1e\\n`), this.c.limits.stepTimeoutSec, this.c.limits.outputCapBytes);
+    const m = await this.waitFor(new RegExp(`\\n\\x1e${nonce} (-?\\d+) (\\d+) (\\d+) ([^\\x1e]*)\\x1e\\n`), this.c.limits.stepTimeoutSec, this.c.limits.outputCapBytes);
     this.onData = null;
     if (m && m !== 'cap') {
       // bash names the sourced file in its errors; the original shell ran the command directly.
       const output = this.buffer.slice(0, m.index).replace(/\/tmp\/\.ti-replay\/step\.sh: line \d+: /g, 'bash: ');
       this.buffer = this.buffer.slice(m.index + m[0].length);
-      return { output, exitCode: Number(m[1]), cwd: m[2], timedOut: false, capped: false, error: null };
+      const [p0, p1] = [Number(m[2]), Number(m[3])];
+      const earlier = this.pidsRefused !== null && p0 > this.pidsRefused;
+      this.pidsRefused = p1;
+      if (p1 > p0 || earlier) {
+        // The step (or what an earlier step left running) ran into the pids limit: a fork bomb, a
+        // loop of background jobs. What is left would print into and starve the next steps: stop
+        // it all; a fresh shell goes on.
+        await this.c.killAll();
+        await this.restart();
+        const who = p1 > p0 ? 'exhausted the process limit' : 'processes an earlier step left running exhausted the process limit';
+        return { output, exitCode: Number(m[1]), cwd: m[4], timedOut: false, capped: false, error: `${who} (${this.c.limits.pids} processes; forks refused): every process was stopped and the shell restarted for the next step` };
+      }
+      return { output, exitCode: Number(m[1]), cwd: m[4], timedOut: false, capped: false, error: null };
     }
     const output = this.buffer.slice(0, this.c.limits.outputCapBytes);
     if (this.ended && m === null) {
+      // bash exits when a fork fails for good: the step filled the pids limit, and what it started
+      // still holds it (no new shell could start). Stop it all, then a fresh shell.
+      if (/fork: (?:retry: )?Resource temporarily unavailable/.test(this.buffer)) {
+        await this.c.killAll();
+        await this.restart();
+        return { output, exitCode: null, cwd: null, timedOut: false, capped: false, error: `exhausted the process limit (${this.c.limits.pids} processes; forks refused, the shell died): every process was stopped and the shell restarted for the next step` };
+      }
       // The step ended the shell (`exit`, `exec`): restart it where the last step left off.
-      await this.restart();
+      await this.restart().catch(async () => {
+        await this.c.killAll();
+        await this.restart();
+      });
       return { output, exitCode: null, cwd: null, timedOut: false, capped: false, error: 'the command ended the shell (exit / exec); the shell was restarted' };
     }
     // Timeout or output cap: stop every process, then a fresh shell with the saved state.

@@ -115,3 +115,41 @@ describe('replay of real terminal habits and faults (issue 14, real Docker engin
     assert.equal(await sh(docker, s.containerId!, 'cat /tmp/h.txt'), 'body\n');
   });
 });
+
+describe('replay under process exhaustion (issue 14, real Docker engine, shell mode)', function () {
+  this.timeout(180_000);
+  let docker: Docker;
+  const sessions: ReplaySession[] = [];
+  let shellPlan: ReplayPlan;
+  before(async function () {
+    docker = await setupDocker(this);
+    shellPlan = buildPlan((await loadFile(sample('openhands/harbor-rfc_openhands_trajectory.json'))).rollouts[0], { image: TEST_IMAGE });
+    assert.equal(shellPlan.mode, 'shell');
+  });
+  afterEach(async () => {
+    for (const s of sessions.splice(0)) await s.dispose();
+  });
+  after(async () => {
+    await cleanupDocker();
+  });
+
+  for (const [name, cmd] of [
+    ['a fork bomb', ':(){ :|:& };:; sleep 3'],
+    ['a loop of background sleeps', 'for i in $(seq 200); do sleep 1000 & done; echo started'],
+  ] as const) {
+    it(`${name} is reported as exhausting the pids limit; the shell is restarted and the next steps run clean`, async () => {
+      const plan = adapted(shellPlan, ['cd /tmp && export KEPT=yes', cmd, 'echo "next $KEPT $(pwd)"', 'echo again']);
+      const s = new ReplaySession(plan, docker, { limits: testLimits({ pids: 48, stepTimeoutSec: 60 }), session: testSession() });
+      sessions.push(s);
+      await s.start();
+      const [, bomb, next, again] = await s.runTo();
+      assert.equal(bomb.diffKind, 'error', bomb.summary);
+      assert.match(bomb.summary, /exhausted the process limit \(48 processes/);
+      assert.equal(next.replayed!.text, 'next yes /tmp');
+      assert.equal(next.replayed!.exitCode, 0);
+      assert.equal(again.replayed!.text, 'again');
+      const procs = (await sh(docker, s.containerId!, 'ps -o pid | wc -l')).trim();
+      assert.ok(Number(procs) < 10, `processes left: ${procs}`);
+    });
+  }
+});
