@@ -24,7 +24,7 @@ function step(input: string): ReplayStep {
 (async () => {
   const docker = await connect({});
   execFileSync('bash', [path.join(REPO_ROOT, 'test', 'integration', 'replay', 'image.sh'), IMAGE, `trajectory-inspector.bench=${process.pid}`], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const limits = { memoryMiB: 512, cpus: 1, pids: 256, stepTimeoutSec: 60, outputCapBytes: 1 << 20 };
+  const limits = { memoryMiB: 512, cpus: 1, pids: 256, stepTimeoutSec: 60, outputCapBytes: 1 << 20, diskMiB: 4096 };
   const plan: ReplayPlan = {
     rolloutId: 'bench', sourcePath: 'bench', format: 'mini-swe-agent', image: IMAGE, imageSource: 'option', mode: 'shell', workdir: '/tmp',
     terminal: { cols: 160, rows: 40 }, truncation: { kind: 'none', limit: Infinity, head: 0, tail: 0 }, ttyOutput: false, steps: [],

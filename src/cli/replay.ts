@@ -24,7 +24,7 @@ import { parseOptions, printable, UsageError } from './common';
 /** Usage lines of the replay command (joined into the CLI's usage). */
 export const REPLAY_USAGE = `  trajectory-inspector replay <file> [--image IMG] [--to N] [--json]
         [--workdir DIR] [--rollout K] [--step-timeout SEC] [--output-cap BYTES] [--memory MIB] [--cpus N]
-        [--pids N] [--rules FILE.json] [--docker-host URL] [--copy-workspace DIR]
+        [--pids N] [--disk MIB] [--rules FILE.json] [--docker-host URL] [--copy-workspace DIR]
                                                         re-run the commands in a fresh container (no network) and
                                                         compare with the recording; exit 0 same, 2 diverged, 1 error`;
 
@@ -54,7 +54,7 @@ function num(v: string | undefined, name: string, min: number): number | undefin
 export async function runReplay(argv: string[]): Promise<number> {
   let opts;
   try {
-    opts = parseOptions(argv, ['--image', '--to', '--workdir', '--rollout', '--step-timeout', '--output-cap', '--memory', '--cpus', '--pids', '--rules', '--docker-host', '--copy-workspace'], ['--json']);
+    opts = parseOptions(argv, ['--image', '--to', '--workdir', '--rollout', '--step-timeout', '--output-cap', '--memory', '--cpus', '--pids', '--disk', '--rules', '--docker-host', '--copy-workspace'], ['--json']);
     if (opts.positional.length !== 1) throw new UsageError('replay takes one rollout file');
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\nUsage:\n${REPLAY_USAGE}\n`);
@@ -93,6 +93,7 @@ export async function runReplay(argv: string[]): Promise<number> {
       memoryMiB: num(o.get('--memory'), '--memory', 16) ?? DEFAULT_LIMITS.memoryMiB,
       cpus: num(o.get('--cpus'), '--cpus', 0.1) ?? DEFAULT_LIMITS.cpus,
       pids: num(o.get('--pids'), '--pids', 16) ?? DEFAULT_LIMITS.pids,
+      diskMiB: num(o.get('--disk'), '--disk', 16) ?? DEFAULT_LIMITS.diskMiB,
     };
     const to = num(o.get('--to'), '--to', 1);
     const rules = o.has('--rules') ? [...DEFAULT_RULES, ...readRules(o.get('--rules')!)] : DEFAULT_RULES;

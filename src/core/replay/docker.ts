@@ -43,6 +43,11 @@ export interface ReplayLimits {
   stepTimeoutSec: number;
   /** Bytes of output kept per step; a step that prints more is stopped. */
   outputCapBytes: number;
+  /**
+   * MiB the container may write into its filesystem (its writable layer): `StorageOpt size` where
+   * the storage driver takes it, and `watchDisk` during every step in any case.
+   */
+  diskMiB: number;
 }
 
 /** Defaults of `ReplayLimits` (the settings' defaults, checked against package.json). */
@@ -216,6 +221,23 @@ export function hardenedCreateOptions(o: { image: string; workdir: string | null
   };
 }
 
+/** Engines (per client) whose storage driver refused `StorageOpt size` (overlay2 without xfs pquota, …). */
+const noStorageOpt = new WeakSet<Docker>();
+
+/** Creates a hardened container, with `StorageOpt size` when the engine's storage driver takes it. */
+async function createHardened(docker: Docker, o: Parameters<typeof hardenedCreateOptions>[0]): Promise<Docker.Container> {
+  const opts = hardenedCreateOptions(o);
+  if (!noStorageOpt.has(docker)) {
+    try {
+      return await docker.createContainer({ ...opts, HostConfig: { ...opts.HostConfig, StorageOpt: { size: `${Math.round(o.limits.diskMiB)}M` } } });
+    } catch (e) {
+      if (!/storage[- ]?opt|quota|size/i.test((e as Error).message)) throw e;
+      noStorageOpt.add(docker);
+    }
+  }
+  return docker.createContainer(opts);
+}
+
 /**
  * One replay container: create, run commands, snapshot, restore, remove.
  * Not re-entrant: one command at a time (the executors serialise).
@@ -240,7 +262,7 @@ export class ReplayContainer {
   static async start(docker: Docker, image: string, o: { workdir: string | null; limits: ReplayLimits; session?: string; env?: string[] }): Promise<ReplayContainer> {
     const session = o.session ?? randomBytes(6).toString('hex');
     const env = o.env ?? [];
-    const c = await docker.createContainer(hardenedCreateOptions({ image, workdir: o.workdir, session, limits: o.limits, env }));
+    const c = await createHardened(docker, { image, workdir: o.workdir, session, limits: o.limits, env });
     const rc = new ReplayContainer(docker, c, session, o.limits, { workdir: o.workdir, env });
     try {
       await rc.attachLifeline();
@@ -336,11 +358,63 @@ export class ReplayContainer {
    * Stops every process in the container (including a fork bomb that filled the pids limit, where
    * no new `docker exec` could start) and starts it again: the filesystem is kept, shells restart.
    */
-  async killAll(): Promise<void> {
-    await this.container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
-    await this.container.wait({ condition: 'not-running' } as object).catch(() => undefined);
-    await this.attachLifeline();
-    await this.container.start();
+  killAll(): Promise<void> {
+    // One at a time: the disk watch and an executor may both stop the container.
+    this.killing ??= (async () => {
+      await this.container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+      await this.container.wait({ condition: 'not-running' } as object).catch(() => undefined);
+      await this.attachLifeline();
+      await this.container.start().catch((e: { statusCode?: number }) => {
+        if (e?.statusCode !== 304) throw e; // 304: already started
+      });
+    })().finally(() => {
+      this.killing = null;
+    });
+    return this.killing;
+  }
+
+  private killing: Promise<void> | null = null;
+  /** Largest writable-layer size seen by watchDisk (bytes). */
+  private diskSize = 0;
+
+  /**
+   * Watches the size of the container's writable layer (`inspect?size=true`, once a second) while a
+   * step runs; past `limits.diskMiB` every process is stopped (killAll) and `exceeded` is set.
+   * The size counts what earlier steps wrote too (the limit is the container's, not the step's),
+   * but only a step that makes it grow past the limit is stopped.
+   */
+  watchDisk(periodMs = 1000): { stop(): Promise<void>; readonly exceeded: boolean } {
+    let stopped = false;
+    let exceeded = false;
+    const limit = this.limits.diskMiB * 1024 * 1024;
+    const loop = (async () => {
+      while (!stopped) {
+        await new Promise((r) => setTimeout(r, periodMs));
+        if (stopped) break;
+        const info = (await (this.container.inspect as (o: object) => Promise<{ SizeRw?: number }>)({ size: true }).catch(() => null));
+        if (info?.SizeRw === undefined) continue;
+        // Over the limit and still growing: a step that only reads is not stopped for what earlier ones wrote.
+        const grew = info.SizeRw > this.diskSize + (1 << 20);
+        this.diskSize = Math.max(this.diskSize, info.SizeRw);
+        if (!stopped && grew && info.SizeRw > limit) {
+          exceeded = true;
+          stopped = true;
+          await this.killAll().catch(() => undefined);
+          // What it wrote between the check and the kill is not the next step's growth.
+          const now = await (this.container.inspect as (o: object) => Promise<{ SizeRw?: number }>)({ size: true }).catch(() => null);
+          this.diskSize = Math.max(this.diskSize, now?.SizeRw ?? 0);
+        }
+      }
+    })();
+    return {
+      stop: async () => {
+        stopped = true;
+        await loop;
+      },
+      get exceeded() {
+        return exceeded;
+      },
+    };
   }
 
   /**
@@ -364,7 +438,7 @@ export class ReplayContainer {
   /** Replaces the running container by a fresh hardened one from `image` (a snapshot or the base image). */
   async restore(image: string): Promise<void> {
     const old = this.container;
-    const c = await this.docker.createContainer(hardenedCreateOptions({ image, workdir: this.base.workdir, session: this.session, limits: this.limits, env: this.base.env }));
+    const c = await createHardened(this.docker, { image, workdir: this.base.workdir, session: this.session, limits: this.limits, env: this.base.env });
     this.container = c;
     await this.attachLifeline();
     await c.start();

@@ -153,3 +153,36 @@ describe('replay under process exhaustion (issue 14, real Docker engine, shell m
     });
   }
 });
+
+describe('replay disk bound (issue 14, real Docker engine)', function () {
+  this.timeout(180_000);
+  let docker: Docker;
+  const sessions: ReplaySession[] = [];
+  before(async function () {
+    docker = await setupDocker(this);
+  });
+  afterEach(async () => {
+    for (const s of sessions.splice(0)) await s.dispose();
+  });
+  after(async () => {
+    await cleanupDocker();
+  });
+
+  it('a step that writes past the disk limit (64 MiB here) is stopped and reported "wrote more than 64 MiB"; the next step runs', async () => {
+    const plan = adapted(buildPlan((await loadFile(sample('openhands/harbor-rfc_openhands_trajectory.json'))).rollouts[0], { image: TEST_IMAGE }), [
+      'dd if=/dev/zero of=/tmp/fill bs=1M count=100000 2>/dev/null; sleep 60',
+      'sleep 2.5; echo after',
+    ]);
+    const s = new ReplaySession(plan, docker, { limits: testLimits({ diskMiB: 64, stepTimeoutSec: 120 }), session: testSession() });
+    sessions.push(s);
+    await s.start();
+    const t0 = Date.now();
+    const [fill, after] = await s.runTo();
+    assert.equal(fill.diffKind, 'error', fill.summary);
+    assert.match(fill.summary, /^wrote more than 64 MiB into the container's filesystem/);
+    assert.ok(Date.now() - t0 < 100_000, `took ${Date.now() - t0} ms`);
+    // The next step (longer than a watch period) is not stopped for what the earlier one wrote.
+    assert.equal(after.replayed!.text, 'after', after.summary);
+    assert.doesNotMatch(await sh(docker, s.containerId!, 'ps -o args'), /\bdd\b/);
+  });
+});
