@@ -92,7 +92,7 @@ export interface PullProgress {
 export interface ExecResult {
   /** Exit code; null when the command was stopped (timeout / output cap) before it exited. */
   exitCode: number | null;
-  /** stdout and stderr merged in arrival order, decoded as UTF-8 (capped). */
+  /** stdout and stderr in arrival order, each decoded as UTF-8 on its own (capped). */
   output: string;
   /** True when the output passed the cap (the command was stopped). */
   capped: boolean;
@@ -318,14 +318,17 @@ export class ReplayContainer {
 
   /** Reads a multiplexed exec stream into text (capped); `done` resolves at the stream's end. */
   collect(stream: Readable, onData?: (text: string) => void): { done: Promise<void>; capped: Promise<void>; text: () => string } {
+    // stdout and stderr apart, each with its own decoder: a character split by a write to the other
+    // stream still decodes; the text interleaves them in arrival order.
     const out = new PassThrough();
-    const decoder = new TextDecoder('utf-8');
+    const err = new PassThrough();
+    const decoders = [new TextDecoder('utf-8'), new TextDecoder('utf-8')];
     let text = '';
     let bytes = 0;
     let hitCap: () => void = () => undefined;
     const capped = new Promise<void>((r) => (hitCap = r));
     const cap = this.limits.outputCapBytes;
-    out.on('data', (b: Buffer) => {
+    const take = (decoder: InstanceType<typeof TextDecoder>) => (b: Buffer) => {
       if (bytes >= cap) return;
       const room = cap - bytes;
       const part = b.length > room ? b.subarray(0, room) : b;
@@ -334,14 +337,16 @@ export class ReplayContainer {
       text += t;
       onData?.(t);
       if (bytes >= cap) hitCap();
-    });
-    this.docker.modem.demuxStream(stream, out, out);
+    };
+    out.on('data', take(decoders[0]));
+    err.on('data', take(decoders[1]));
+    this.docker.modem.demuxStream(stream, out, err);
     const done = new Promise<void>((resolve) => {
       stream.once('end', () => resolve());
       stream.once('close', () => resolve());
       stream.once('error', () => resolve());
     });
-    return { done, capped, text: () => text + decoder.decode() };
+    return { done, capped, text: () => text + decoders[0].decode() + decoders[1].decode() };
   }
 
   /** Waits for `done`; on timeout or cap kills every process of the container. Returns why it stopped, or null. */
