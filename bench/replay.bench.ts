@@ -24,7 +24,7 @@ function step(input: string): ReplayStep {
 (async () => {
   const docker = await connect({});
   execFileSync('bash', [path.join(REPO_ROOT, 'test', 'integration', 'replay', 'image.sh'), IMAGE, `trajectory-inspector.bench=${process.pid}`], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const limits = { memoryMiB: 512, cpus: 1, pids: 256, stepTimeoutSec: 60, outputCapBytes: 1 << 20 };
+  const limits = { memoryMiB: 512, cpus: 1, pids: 256, stepTimeoutSec: 60, outputCapBytes: 1 << 20, diskMiB: 4096 };
   const plan: ReplayPlan = {
     rolloutId: 'bench', sourcePath: 'bench', format: 'mini-swe-agent', image: IMAGE, imageSource: 'option', mode: 'shell', workdir: '/tmp',
     terminal: { cols: 160, rows: 40 }, truncation: { kind: 'none', limit: Infinity, head: 0, tail: 0 }, ttyOutput: false, steps: [],
@@ -82,7 +82,7 @@ function step(input: string): ReplayStep {
       `| \`docker exec … bash -lc\` (CLI, once per command; baseline) | ${fmt(m.cli)} | 1.0× |`,
       `| exec mode (dockerode exec per command, mini-swe-agent) | ${fmt(m.exec)} | ${fmt(m.cli / m.exec, 1)}× lower |`,
       `| **shell mode (persistent bash, nonce markers)** | **${fmt(m.shell)}** | **${fmt(ratio, 1)}× lower** |`,
-      `| tmux mode (send-keys, prompt wait, capture-pane) | ${fmt(m.tmux)} | ${fmt(m.cli / m.tmux, 1)}× |`,
+      `| tmux mode (paste buffer, wait until the shell is idle and stable 0.2 s, capture-pane) | ${fmt(m.tmux)} | ${fmt(m.cli / m.tmux, 1)}× |`,
       '',
       `Target: the persistent shell's per-step overhead ≥ 5× lower than \`docker exec\` per command: **${ratio >= 5 ? 'met' : 'NOT met'}** (${fmt(ratio, 1)}×).`,
       '',

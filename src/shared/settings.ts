@@ -43,7 +43,7 @@ export const DEFAULT_EXPORT_NEUTRAL: (typeof NEUTRAL_MAPPING_CHOICES)[number] = 
  * .vscode/settings.json cannot loosen them). Units: MiB, CPUs, processes, seconds, bytes. The same
  * values as core/replay/docker DEFAULT_LIMITS (a unit test keeps the three equal).
  */
-export const DEFAULT_REPLAY_LIMITS = { memoryMiB: 2048, cpus: 2, pids: 512, stepTimeoutSec: 60, outputCapBytes: 10 * 1024 * 1024 };
+export const DEFAULT_REPLAY_LIMITS = { memoryMiB: 2048, cpus: 2, pids: 512, stepTimeoutSec: 60, outputCapBytes: 10 * 1024 * 1024, diskMiB: 4096 };
 /** Default `trajectoryInspector.replay.image`: none (the rollout's image, a folder mapping, or a prompt). */
 export const DEFAULT_REPLAY_IMAGE = '';
 /** Default `trajectoryInspector.replay.snapshots`: snapshot before each step so Step back works. */

@@ -84,7 +84,10 @@ export async function compareStep(plan: ReplayPlan, planIndex: number, run: Step
   if (step.recorded.cwd !== null && run.cwd !== null && step.recorded.cwd !== run.cwd) {
     return differs('cwd', `cwd ${step.recorded.cwd} → ${run.cwd}`);
   }
-  if (rec.text !== rep.text) return differs('output', `output differs (line ${firstDifferentLine(rec.text, rep.text)})`);
+  if (rec.text !== rep.text) {
+    const why = step.recorded.missing ? ': the recording holds no result for this call (it ends before it)' : '';
+    return differs('output', `output differs (line ${firstDifferentLine(rec.text, rep.text)})${why}`);
+  }
   return { ...base, status: 'same', diffKind: null, summary: fired.length ? `same after ${fired.join(', ')}` : 'same', replayed, rulesFired: fired };
 }
 

@@ -42,6 +42,11 @@ export interface ReplayLimits {
   stepTimeoutSec: number;
   /** Bytes of output kept per step; a step that prints more is stopped. */
   outputCapBytes: number;
+  /**
+   * MiB the container may write into its filesystem (its writable layer): `StorageOpt size` where
+   * the storage driver takes it, and `watchDisk` during every step in any case.
+   */
+  diskMiB: number;
 }
 
 /** Defaults of `ReplayLimits` (the settings' defaults, checked against package.json). */
@@ -86,7 +91,7 @@ export interface PullProgress {
 export interface ExecResult {
   /** Exit code; null when the command was stopped (timeout / output cap) before it exited. */
   exitCode: number | null;
-  /** stdout and stderr merged in arrival order, decoded as UTF-8 (capped). */
+  /** stdout and stderr in arrival order, each decoded as UTF-8 on its own (capped). */
   output: string;
   /** True when the output passed the cap (the command was stopped). */
   capped: boolean;
@@ -175,14 +180,18 @@ export function hardenedCreateOptions(o: { image: string; workdir: string | null
   const mem = Math.round(o.limits.memoryMiB * 1024 * 1024);
   return {
     Image: o.image,
-    Cmd: ['sleep', '2147483647'],
+    // The lifeline: the main process reads stdin, attached by the owner (ReplayContainer.attachLifeline)
+    // before each start; when the owner's connection closes — however the owner died — stdin ends
+    // (StdinOnce), the main process exits and the container stops with every process in it.
+    Cmd: ['sh', '-c', 'while read -r _; do :; done; kill -KILL -1 2>/dev/null; exit 0'],
     Entrypoint: [],
     Hostname: REPLAY_HOSTNAME,
     WorkingDir: o.workdir ?? undefined,
     Env: o.env ?? [],
     Tty: false,
-    OpenStdin: false,
-    AttachStdin: false,
+    OpenStdin: true,
+    StdinOnce: true,
+    AttachStdin: true,
     AttachStdout: false,
     AttachStderr: false,
     NetworkDisabled: true,
@@ -211,6 +220,23 @@ export function hardenedCreateOptions(o: { image: string; workdir: string | null
   };
 }
 
+/** Engines (per client) whose storage driver refused `StorageOpt size` (overlay2 without xfs pquota, …). */
+const noStorageOpt = new WeakSet<Docker>();
+
+/** Creates a hardened container, with `StorageOpt size` when the engine's storage driver takes it. */
+async function createHardened(docker: Docker, o: Parameters<typeof hardenedCreateOptions>[0]): Promise<Docker.Container> {
+  const opts = hardenedCreateOptions(o);
+  if (!noStorageOpt.has(docker)) {
+    try {
+      return await docker.createContainer({ ...opts, HostConfig: { ...opts.HostConfig, StorageOpt: { size: `${Math.round(o.limits.diskMiB)}M` } } });
+    } catch (e) {
+      if (!/storage[- ]?opt|quota|size/i.test((e as Error).message)) throw e;
+      noStorageOpt.add(docker);
+    }
+  }
+  return docker.createContainer(opts);
+}
+
 /**
  * One replay container: create, run commands, snapshot, restore, remove.
  * Not re-entrant: one command at a time (the executors serialise).
@@ -235,9 +261,10 @@ export class ReplayContainer {
   static async start(docker: Docker, image: string, o: { workdir: string | null; limits: ReplayLimits; session?: string; env?: string[] }): Promise<ReplayContainer> {
     const session = o.session ?? randomBytes(6).toString('hex');
     const env = o.env ?? [];
-    const c = await docker.createContainer(hardenedCreateOptions({ image, workdir: o.workdir, session, limits: o.limits, env }));
+    const c = await createHardened(docker, { image, workdir: o.workdir, session, limits: o.limits, env });
     const rc = new ReplayContainer(docker, c, session, o.limits, { workdir: o.workdir, env });
     try {
+      await rc.attachLifeline();
       await c.start();
     } catch (e) {
       await c.remove({ force: true }).catch(() => undefined);
@@ -248,6 +275,21 @@ export class ReplayContainer {
 
   get id(): string {
     return this.container.id;
+  }
+
+  private lifeline: { destroy(): void } | null = null;
+
+  /**
+   * Attaches this process to the container's stdin (before it starts): the connection lives as
+   * long as this process, and its end ends the container's main process (hardenedCreateOptions).
+   * The socket does not keep the process alive (unref).
+   */
+  async attachLifeline(): Promise<void> {
+    this.lifeline?.destroy();
+    const sock = (await this.container.attach({ stream: true, stdin: true, stdout: false, stderr: false, hijack: true })) as unknown as { destroy(): void; unref?: () => void; on(e: string, f: () => void): void };
+    sock.on('error', () => undefined);
+    sock.unref?.();
+    this.lifeline = sock;
   }
 
   /**
@@ -275,14 +317,17 @@ export class ReplayContainer {
 
   /** Reads a multiplexed exec stream into text (capped); `done` resolves at the stream's end. */
   collect(stream: Readable, onData?: (text: string) => void): { done: Promise<void>; capped: Promise<void>; text: () => string } {
+    // stdout and stderr apart, each with its own decoder: a character split by a write to the other
+    // stream still decodes; the text interleaves them in arrival order.
     const out = new PassThrough();
-    const decoder = new TextDecoder('utf-8');
+    const err = new PassThrough();
+    const decoders = [new TextDecoder('utf-8'), new TextDecoder('utf-8')];
     let text = '';
     let bytes = 0;
     let hitCap: () => void = () => undefined;
     const capped = new Promise<void>((r) => (hitCap = r));
     const cap = this.limits.outputCapBytes;
-    out.on('data', (b: Buffer) => {
+    const take = (decoder: InstanceType<typeof TextDecoder>) => (b: Buffer) => {
       if (bytes >= cap) return;
       const room = cap - bytes;
       const part = b.length > room ? b.subarray(0, room) : b;
@@ -291,14 +336,16 @@ export class ReplayContainer {
       text += t;
       onData?.(t);
       if (bytes >= cap) hitCap();
-    });
-    this.docker.modem.demuxStream(stream, out, out);
+    };
+    out.on('data', take(decoders[0]));
+    err.on('data', take(decoders[1]));
+    this.docker.modem.demuxStream(stream, out, err);
     const done = new Promise<void>((resolve) => {
       stream.once('end', () => resolve());
       stream.once('close', () => resolve());
       stream.once('error', () => resolve());
     });
-    return { done, capped, text: () => text + decoder.decode() };
+    return { done, capped, text: () => text + decoders[0].decode() + decoders[1].decode() };
   }
 
   /** Waits for `done`; on timeout or cap kills every process of the container. Returns why it stopped, or null. */
@@ -315,10 +362,63 @@ export class ReplayContainer {
    * Stops every process in the container (including a fork bomb that filled the pids limit, where
    * no new `docker exec` could start) and starts it again: the filesystem is kept, shells restart.
    */
-  async killAll(): Promise<void> {
-    await this.container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
-    await this.container.wait({ condition: 'not-running' } as object).catch(() => undefined);
-    await this.container.start();
+  killAll(): Promise<void> {
+    // One at a time: the disk watch and an executor may both stop the container.
+    this.killing ??= (async () => {
+      await this.container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+      await this.container.wait({ condition: 'not-running' } as object).catch(() => undefined);
+      await this.attachLifeline();
+      await this.container.start().catch((e: { statusCode?: number }) => {
+        if (e?.statusCode !== 304) throw e; // 304: already started
+      });
+    })().finally(() => {
+      this.killing = null;
+    });
+    return this.killing;
+  }
+
+  private killing: Promise<void> | null = null;
+  /** Largest writable-layer size seen by watchDisk (bytes). */
+  private diskSize = 0;
+
+  /**
+   * Watches the size of the container's writable layer (`inspect?size=true`, once a second) while a
+   * step runs; past `limits.diskMiB` every process is stopped (killAll) and `exceeded` is set.
+   * The size counts what earlier steps wrote too (the limit is the container's, not the step's),
+   * but only a step that makes it grow past the limit is stopped.
+   */
+  watchDisk(periodMs = 1000): { stop(): Promise<void>; readonly exceeded: boolean } {
+    let stopped = false;
+    let exceeded = false;
+    const limit = this.limits.diskMiB * 1024 * 1024;
+    const loop = (async () => {
+      while (!stopped) {
+        await new Promise((r) => setTimeout(r, periodMs));
+        if (stopped) break;
+        const info = (await (this.container.inspect as (o: object) => Promise<{ SizeRw?: number }>)({ size: true }).catch(() => null));
+        if (info?.SizeRw === undefined) continue;
+        // Over the limit and still growing: a step that only reads is not stopped for what earlier ones wrote.
+        const grew = info.SizeRw > this.diskSize + (1 << 20);
+        this.diskSize = Math.max(this.diskSize, info.SizeRw);
+        if (!stopped && grew && info.SizeRw > limit) {
+          exceeded = true;
+          stopped = true;
+          await this.killAll().catch(() => undefined);
+          // What it wrote between the check and the kill is not the next step's growth.
+          const now = await (this.container.inspect as (o: object) => Promise<{ SizeRw?: number }>)({ size: true }).catch(() => null);
+          this.diskSize = Math.max(this.diskSize, now?.SizeRw ?? 0);
+        }
+      }
+    })();
+    return {
+      stop: async () => {
+        stopped = true;
+        await loop;
+      },
+      get exceeded() {
+        return exceeded;
+      },
+    };
   }
 
   /**
@@ -342,15 +442,18 @@ export class ReplayContainer {
   /** Replaces the running container by a fresh hardened one from `image` (a snapshot or the base image). */
   async restore(image: string): Promise<void> {
     const old = this.container;
-    const c = await this.docker.createContainer(hardenedCreateOptions({ image, workdir: this.base.workdir, session: this.session, limits: this.limits, env: this.base.env }));
-    await c.start();
+    const c = await createHardened(this.docker, { image, workdir: this.base.workdir, session: this.session, limits: this.limits, env: this.base.env });
     this.container = c;
+    await this.attachLifeline();
+    await c.start();
     await old.remove({ force: true, v: true }).catch(() => undefined);
   }
 
   /** Removes the container and every snapshot image of this session. Never throws. */
   async dispose(): Promise<void> {
     await this.container.remove({ force: true, v: true }).catch(() => undefined);
+    this.lifeline?.destroy();
+    this.lifeline = null;
     for (const ref of this.snapshots.splice(0)) await this.docker.getImage(ref).remove({ force: true }).catch(() => undefined);
   }
 }

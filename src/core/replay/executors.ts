@@ -13,10 +13,11 @@
  *                  restarted where it was after `exit`, a timeout or a snapshot restore. With
  *                  `shellState` `cwd` (Claude Code) each command runs in a subshell: its final
  *                  working directory is kept (also after `exit`), its exports and variables are not.
- * - TmuxExecutor   (Terminal-Bench, Harbor Terminus): keystrokes typed with `tmux send-keys` into a
- *                  160×40 pane; keys that end in Enter wait for the next prompt (PROMPT_COMMAND
- *                  signals `tmux wait-for`); other keys wait the recorded duration; the new part of
- *                  the pane (capture-pane) is the output. No exit codes (the harness has none).
+ * - TmuxExecutor   (Terminal-Bench, Harbor Terminus): keystrokes typed into a 160×40 pane (text
+ *                  literally through a paste buffer, key names with `send-keys`); keys that end in
+ *                  Enter wait until the shell is idle at its prompt again (a state file its prompt
+ *                  hooks write, see TmuxExecutor); other keys wait the recorded duration; the new
+ *                  part of the pane (capture-pane) is the output. No exit codes (the harness has none).
  *
  * A step that runs past the step timeout or past the output cap is stopped for real: every process
  * in the container is killed (ReplayContainer.killAll), then the shell / tmux is started again.
@@ -99,6 +100,8 @@ export class ShellExecutor implements Executor {
   private decoder = new TextDecoder('utf-8');
   private onData: ((t: string) => void) | null = null;
   private bytes = 0;
+  /** The pids cgroup's refused-fork count at the end of the last step (null before the first). */
+  private pidsRefused: number | null = null;
 
   constructor(private readonly c: ReplayContainer, private readonly plan: ReplayPlan) {}
 
@@ -109,6 +112,8 @@ export class ShellExecutor implements Executor {
 
   async restart(): Promise<void> {
     this.socket?.destroy();
+    // The container may have been restarted (killAll): its cgroup counters start again.
+    this.pidsRefused = null;
     const exec = await this.c.container.exec({
       Cmd: ['bash', '--noprofile', '--norc'],
       AttachStdin: true,
@@ -149,7 +154,9 @@ export class ShellExecutor implements Executor {
     // Restore the state saved after the last step (none on a fresh container).
     const nonce = randomBytes(8).toString('hex');
     socket.write(
-      `mkdir -p ${STATE_DIR}; [ -f ${STATE_DIR}/env ] && . ${STATE_DIR}/env >/dev/null 2>&1; [ -f ${STATE_DIR}/cwd ] && cd "$(cat ${STATE_DIR}/cwd)" 2>/dev/null; printf '\\036%s\\036\\n' ${nonce}\n`,
+      `mkdir -p ${STATE_DIR}; [ -f ${STATE_DIR}/env ] && . ${STATE_DIR}/env >/dev/null 2>&1; [ -f ${STATE_DIR}/cwd ] && cd "$(cat ${STATE_DIR}/cwd)" 2>/dev/null; ` +
+        // The pids cgroup's count of refused forks (v2, else v1): read with builtins, which need no fork.
+        `__ti_pf=/sys/fs/cgroup/pids.events; [ -r $__ti_pf ] || __ti_pf=/sys/fs/cgroup/pids/pids.events; printf '\\036%s\\036\\n' ${nonce}\n`,
     );
     const got = await this.waitFor(new RegExp(`\\x1e${nonce}\\x1e\\n`), 30);
     if (!got) throw new Error(`the replay shell did not start${this.buffer ? `: ${this.buffer.slice(0, 500)}` : ''}`);
@@ -193,27 +200,51 @@ export class ShellExecutor implements Executor {
       sent += t.length;
     };
     // cwd+env: the command runs in this shell. cwd only: in a subshell that leaves its final cwd behind.
+    const pidsBefore = `__ti_p0=0; read -r _ __ti_p0 < $__ti_pf 2>/dev/null\n`;
     const run =
       this.plan.shellState === 'cwd'
         ? `( trap 'pwd > ${STATE_DIR}/cwd' EXIT; . ${STATE_DIR}/step.sh ) </dev/null 2>&1\n__ti_rc=$?; cd "$(cat ${STATE_DIR}/cwd)" 2>/dev/null\n`
         : `{ . ${STATE_DIR}/step.sh; } </dev/null 2>&1\n__ti_rc=$?; export -p > ${STATE_DIR}/env 2>/dev/null\n`;
     this.socket!.write(
       `cat > ${STATE_DIR}/step.sh <<'${delim}'\n${body}${delim}\n` +
+        pidsBefore +
         run +
-        `pwd > ${STATE_DIR}/cwd; printf '\\n\\036%s %d %s\\036\\n' ${nonce} "$__ti_rc" "$PWD"\n`,
+        `__ti_p1=0; read -r _ __ti_p1 < $__ti_pf 2>/dev/null; pwd > ${STATE_DIR}/cwd; printf '\\n\\036%s %d %d %d %s\\036\\n' ${nonce} "$__ti_rc" "\${__ti_p0:-0}" "\${__ti_p1:-0}" "$PWD"\n`,
     );
-    const m = await this.waitFor(new RegExp(`\\n\\x1e${nonce} (-?\\d+) ([^\\x1e]*)\\x1e\\n`), this.c.limits.stepTimeoutSec, this.c.limits.outputCapBytes);
+    const m = await this.waitFor(new RegExp(`\\n\\x1e${nonce} (-?\\d+) (\\d+) (\\d+) ([^\\x1e]*)\\x1e\\n`), this.c.limits.stepTimeoutSec, this.c.limits.outputCapBytes);
     this.onData = null;
     if (m && m !== 'cap') {
       // bash names the sourced file in its errors; the original shell ran the command directly.
       const output = this.buffer.slice(0, m.index).replace(/\/tmp\/\.ti-replay\/step\.sh: line \d+: /g, 'bash: ');
       this.buffer = this.buffer.slice(m.index + m[0].length);
-      return { output, exitCode: Number(m[1]), cwd: m[2], timedOut: false, capped: false, error: null };
+      const [p0, p1] = [Number(m[2]), Number(m[3])];
+      const earlier = this.pidsRefused !== null && p0 > this.pidsRefused;
+      this.pidsRefused = p1;
+      if (p1 > p0 || earlier) {
+        // The step (or what an earlier step left running) ran into the pids limit: a fork bomb, a
+        // loop of background jobs. What is left would print into and starve the next steps: stop
+        // it all; a fresh shell goes on.
+        await this.c.killAll();
+        await this.restart();
+        const who = p1 > p0 ? 'exhausted the process limit' : 'processes an earlier step left running exhausted the process limit';
+        return { output, exitCode: Number(m[1]), cwd: m[4], timedOut: false, capped: false, error: `${who} (${this.c.limits.pids} processes; forks refused): every process was stopped and the shell restarted for the next step` };
+      }
+      return { output, exitCode: Number(m[1]), cwd: m[4], timedOut: false, capped: false, error: null };
     }
     const output = this.buffer.slice(0, this.c.limits.outputCapBytes);
     if (this.ended && m === null) {
+      // bash exits when a fork fails for good: the step filled the pids limit, and what it started
+      // still holds it (no new shell could start). Stop it all, then a fresh shell.
+      if (/fork: (?:retry: )?Resource temporarily unavailable/.test(this.buffer)) {
+        await this.c.killAll();
+        await this.restart();
+        return { output, exitCode: null, cwd: null, timedOut: false, capped: false, error: `exhausted the process limit (${this.c.limits.pids} processes; forks refused, the shell died): every process was stopped and the shell restarted for the next step` };
+      }
       // The step ended the shell (`exit`, `exec`): restart it where the last step left off.
-      await this.restart();
+      await this.restart().catch(async () => {
+        await this.c.killAll();
+        await this.restart();
+      });
       return { output, exitCode: null, cwd: null, timedOut: false, capped: false, error: 'the command ended the shell (exit / exec); the shell was restarted' };
     }
     // Timeout or output cap: stop every process, then a fresh shell with the saved state.
@@ -232,10 +263,51 @@ export class ShellExecutor implements Executor {
 /** tmux key names sent as keys (not literal text): Terminal-Bench `commands.txt` entries like `C-d`. */
 const KEY_NAME = /^(?:[CM]-.|[CM]-[A-Za-z]+|Enter|Escape|Tab|BSpace|Space|Up|Down|Left|Right|Home|End|PageUp|PageDown|PPage|NPage|F\d{1,2})$/;
 
-/** Keystrokes typed into tmux (Terminal-Bench, Harbor). */
+/** The file the tmux shell's prompt hooks write its state to: `<idle|pending|busy|more> <prompt count>`. */
+const PROMPT_STATE = `${STATE_DIR}/prompt`;
+/** tmux history kept per pane (lines); a step that fills it is stopped as over the output cap. */
+const TMUX_HISTORY = 50000;
+
+/**
+ * The shell-side half of the tmux completion test, run in the container (bash) after the keys are
+ * sent. Args: MODE (`idle`: the keys end in Enter at an idle shell, wait until it is idle again;
+ * `wait`: wait the recorded time, ending early when a running program returns to the prompt),
+ * BEFORE (prompt count before the keys), TICKS (tenths of a second to wait at most), CAP_LINES
+ * (history lines the step may add), H0 (history lines before), MORE_TICKS (tenths of a second the
+ * shell may sit at a continuation prompt before the step counts as waiting for more input).
+ * Prints one word: `idle`, `waited`, `timeout`, `cap`, `more`.
+ */
+const TMUX_WAIT = `F=${PROMPT_STATE}; mode=$1; b=$2; ticks=$3; cap=$4; h0=$5; more=$6; t=0; m=0
+while :; do
+  s=; n=0; read -r s n < "$F" 2>/dev/null
+  if [ "$s" = idle ] && [ "$n" -gt "$b" ]; then
+    sleep 0.2; s2=; n2=0; read -r s2 n2 < "$F" 2>/dev/null
+    [ "$s2 $n2" = "idle $n" ] && { echo idle; exit 0; }
+    continue
+  fi
+  if [ "$mode" = idle ] && [ "$s" = more ]; then m=$((m+1)); [ "$m" -ge "$more" ] && { echo more; exit 0; }; else m=0; fi
+  [ "$t" -ge "$ticks" ] && { [ "$mode" = wait ] && echo waited || echo timeout; exit 0; }
+  h=$(tmux display -p -t ti '#{history_size}' 2>/dev/null || echo 0)
+  if [ $((h - h0)) -gt "$cap" ] || { [ "$h" -ge ${TMUX_HISTORY} ] && [ "$h0" -lt ${TMUX_HISTORY} ]; }; then echo cap; exit 0; fi
+  sleep 0.1; t=$((t+1))
+done`;
+
+/**
+ * Keystrokes typed into tmux (Terminal-Bench, Harbor).
+ *
+ * Completion: the shell's prompt hooks write its state to PROMPT_STATE — PROMPT_COMMAND `idle N`
+ * (or `pending N` while typed-ahead lines wait to be read), PS0 `busy N` when a command starts, PS2
+ * `more N` at a continuation prompt. Keys that end in Enter at an idle shell are done when the
+ * state is `idle` with a count past the one before the keys and stays so for 0.2 s, however many
+ * lines the keys held (heredocs and loops print no prompt per line); keys sent to a running program
+ * or without a final Enter wait the recorded time (ending early when the program returns to the
+ * prompt). Text goes in literally through a paste buffer (never parsed by tmux); key names
+ * (`C-c`, `Enter`) with `send-keys`.
+ */
 export class TmuxExecutor implements Executor {
   readonly mode = 'tmux' as const;
   private previous: string[] = [];
+  private pasteNo = 0;
 
   constructor(private readonly c: ReplayContainer, private readonly plan: ReplayPlan) {}
 
@@ -253,18 +325,23 @@ export class TmuxExecutor implements Executor {
   async restart(): Promise<void> {
     const rc = [
       `PS1='\\u@\\h:\\w\\$ '`,
-      `PROMPT_COMMAND='tmux wait-for -S ti-prompt'`,
+      `__ti_n=0`,
+      // read -t 0: typed-ahead input waits on the terminal (the keys are not all consumed yet).
+      `__ti_prompt() { local s=idle; read -t 0 && s=pending; __ti_n=$((__ti_n+1)); printf '%s %d\\n' "$s" "$__ti_n" > ${PROMPT_STATE}; }`,
+      `PROMPT_COMMAND='__ti_prompt; tmux wait-for -S ti-prompt'`,
+      `PS0='$(printf "busy %d\\n" "$__ti_n" > ${PROMPT_STATE})'`,
+      `PS2='$(printf "more %d\\n" "$__ti_n" > ${PROMPT_STATE})> '`,
       'HISTFILE=/dev/null',
       `mkdir -p ${STATE_DIR}`,
       `[ -f ${STATE_DIR}/cwd ] && cd "$(cat ${STATE_DIR}/cwd)" 2>/dev/null`,
       `trap 'pwd > ${STATE_DIR}/cwd' DEBUG`,
     ].join('\n');
-    const setup = await this.c.exec(['sh', '-c', `mkdir -p ${STATE_DIR} && printf '%s\\n' "$1" > ${STATE_DIR}/rc`, 'sh', rc], { timeoutSec: 30 });
+    const setup = await this.c.exec(['sh', '-c', `mkdir -p ${STATE_DIR} && rm -f ${PROMPT_STATE} && printf '%s\\n' "$1" > ${STATE_DIR}/rc`, 'sh', rc], { timeoutSec: 30 });
     if (setup.exitCode !== 0) throw new Error(`could not prepare tmux: ${setup.output}`);
     const { cols, rows } = this.plan.terminal;
     await this.tmux(['kill-server']).catch(() => undefined);
     await this.tmux([
-      'start-server', ';', 'set-option', '-g', 'history-limit', '50000', ';',
+      'start-server', ';', 'set-option', '-g', 'history-limit', String(TMUX_HISTORY), ';',
       'new-session', '-d', '-x', String(cols), '-y', String(rows), '-s', 'ti', ...(this.plan.workdir ? ['-c', this.plan.workdir] : []),
       `bash --noprofile --rcfile ${STATE_DIR}/rc -i`,
     ]);
@@ -279,59 +356,73 @@ export class TmuxExecutor implements Executor {
     return lines;
   }
 
+  /** `[state, prompt count, history lines]` of the pane's shell. */
+  private async state(): Promise<[string, number, number]> {
+    const r = await this.c.exec(['sh', '-c', `cat ${PROMPT_STATE} 2>/dev/null; tmux display -p -t ti '#{history_size}'`], { timeoutSec: 30 });
+    const [first = '', second = '0'] = r.output.split('\n');
+    const [s = '', n = '0'] = first.split(' ');
+    return [s, Number(n) || 0, Number(second) || 0];
+  }
+
+  /** Types text literally: a named tmux buffer loaded from a file (no tmux parsing, no size limit), pasted with LF → CR (Enter). */
+  private async paste(text: string): Promise<void> {
+    const buf = `ti-keys-${++this.pasteNo}`;
+    const file = `${STATE_DIR}/keys`;
+    // argv holds at most 128 KiB per argument: write the text in pieces.
+    const pieces: string[] = [];
+    for (let at = 0; at < text.length; at += 60000) pieces.push(text.slice(at, at + 60000));
+    for (let i = 0; i < pieces.length; i++) {
+      const r = await this.c.exec(['sh', '-c', `printf '%s' "$1" ${i ? '>>' : '>'} ${file}`, 'sh', pieces[i]], { timeoutSec: 30 });
+      if (r.exitCode !== 0) throw new Error(`could not stage the keystrokes: ${r.output.slice(0, 300)}`);
+    }
+    await this.tmux(['load-buffer', '-b', buf, file, ';', 'paste-buffer', '-d', '-b', buf, '-t', 'ti']);
+  }
+
   async run(step: ReplayStep, onData?: (text: string) => void): Promise<StepRun> {
     const keys = step.input;
-    // One tmux invocation per batch of keys (`send-keys -l TEXT ; send-keys Enter ; …`): tmux drops
-    // commands over ~16 KB (Harbor #887), so batches stay under 8 000 characters.
-    const commands: string[][] = [];
-    let prompts = 0;
-    if (KEY_NAME.test(keys)) {
-      commands.push(['send-keys', '-t', 'ti', keys]);
-    } else {
-      const parts = keys.split('\n');
-      parts.forEach((part, i) => {
-        for (let at = 0; at < part.length; at += 4000) commands.push(['send-keys', '-t', 'ti', '-l', part.slice(at, at + 4000)]);
-        if (i < parts.length - 1) {
-          commands.push(['send-keys', '-t', 'ti', 'Enter']);
-          prompts++;
-        }
-      });
+    const [before, count, h0] = await this.state();
+    if (KEY_NAME.test(keys)) await this.tmux(['send-keys', '-t', 'ti', keys]);
+    else {
+      if (keys.length) await this.paste(keys);
     }
-    let batch: string[] = [];
-    let size = 0;
-    for (const c of commands) {
-      const len = c.reduce((n, a) => n + a.length + 1, 0);
-      if (batch.length && size + len > 8000) {
-        await this.tmux(batch);
-        batch = [];
-        size = 0;
-      }
-      batch.push(...(batch.length ? [';'] : []), ...c);
-      size += len;
-    }
-    if (batch.length) await this.tmux(batch);
+    const atPrompt = before === 'idle' || before === 'pending' || before === '';
+    const waitMode = keys.endsWith('\n') && atPrompt ? 'idle' : 'wait';
+    const limit = this.c.limits.stepTimeoutSec;
+    const ticks = Math.ceil((waitMode === 'idle' ? limit : Math.min(step.waitSec ?? 1, limit)) * 10);
+    const capLines = Math.max(100, Math.ceil(this.c.limits.outputCapBytes / this.plan.terminal.cols));
+    const moreTicks = Math.max(10, Math.ceil(Math.min(step.waitSec ?? 1, limit) * 10));
+    const w = await this.c.exec(['bash', '-c', TMUX_WAIT, 'ti-wait', waitMode, String(count), String(ticks), String(capLines), String(h0), String(moreTicks)], { timeoutSec: limit * 2 + 30 });
+    const how = w.output.trim();
     let text: string;
-    if (prompts > 0) {
-      // Wait for one prompt per Enter, then capture, in one exec.
-      const r = await this.c.exec(['sh', '-c', 'i=0; while [ "$i" -lt "$1" ]; do tmux wait-for ti-prompt || exit 9; i=$((i+1)); done; exec tmux capture-pane -p -J -S - -t ti', 'sh', String(prompts)], { timeoutSec: this.c.limits.stepTimeoutSec });
-      if (r.timedOut || r.capped) {
-        // killAll already stopped every process (tmux included): start a fresh session in the saved cwd.
-        await this.restart();
-        return { output: r.output.slice(0, 0), exitCode: null, cwd: null, timedOut: r.timedOut, capped: r.capped, error: null };
-      }
-      if (r.exitCode !== 0) return { output: '', exitCode: null, cwd: null, timedOut: false, capped: false, error: `tmux failed: ${r.output.slice(0, 300)}` };
-      text = r.output;
-    } else {
-      await new Promise((r) => setTimeout(r, Math.min(step.waitSec ?? 1, this.c.limits.stepTimeoutSec) * 1000));
+    try {
       text = await this.tmux(['capture-pane', '-p', '-J', '-S', '-', '-t', 'ti']);
+    } catch (e) {
+      text = this.previous.join('\n');
     }
     const now = text.split('\n');
     while (now.length && now[now.length - 1].trim() === '') now.pop();
     // The new part: from the last line of the previous capture (the prompt the keys were typed at).
     const from = Math.max(0, this.previous.length - 1);
-    const output = now.slice(from).join('\n');
+    let output = now.slice(from).join('\n');
     this.previous = now;
+    if (Buffer.byteLength(output) > this.c.limits.outputCapBytes) output = Buffer.from(output).subarray(0, this.c.limits.outputCapBytes).toString('utf8');
     onData?.(output + '\n');
+    if (how === 'timeout' || how === 'cap' || w.timedOut) {
+      // Stop every process (tmux included), then a fresh session in the saved cwd.
+      await this.c.killAll();
+      await this.restart();
+      return { output, exitCode: null, cwd: null, timedOut: how !== 'cap', capped: how === 'cap', error: null };
+    }
+    if (how === 'more') {
+      // The recording may have left the shell at a continuation prompt too (a heredoc typed over several steps).
+      const recordedLast = step.recorded.output.replace(/\s+$/, '').split('\n').pop() ?? '';
+      if (!/^>\s?/.test(recordedLast)) {
+        await this.c.killAll();
+        await this.restart();
+        return { output, exitCode: null, cwd: null, timedOut: false, capped: false, error: 'did not complete: the shell is waiting for more input (an unclosed quote, backtick or heredoc?); the next step starts in a fresh shell' };
+      }
+    }
+    if (how !== 'idle' && how !== 'waited' && how !== 'more') return { output, exitCode: null, cwd: null, timedOut: false, capped: false, error: `tmux failed: ${w.output.slice(0, 300)}` };
     return { output, exitCode: null, cwd: null, timedOut: false, capped: false, error: null };
   }
 

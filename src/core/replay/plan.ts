@@ -47,6 +47,8 @@ export interface RecordedResult {
   truncated: boolean;
   /** For edits: whether the recording says the edit applied (its observation's success, not its text). */
   editOutcome?: RecordedEditOutcome;
+  /** True when the recording holds no result for this call (no observation: a recording cut short). */
+  missing?: boolean;
 }
 
 /** One step of the plan: the input to send and what the recording got. */
@@ -228,7 +230,15 @@ function recordedOf(step: Step, callId: string | null, i: number): RecordedResul
     exitCode: obs?.exitCode ?? null,
     cwd: obs?.cwd ?? null,
     truncated: obs?.truncated ?? false,
+    ...(obs ? {} : { missing: true }),
   };
+}
+
+/** Why a tool call whose recorded arguments are not a JSON object cannot be re-run, or null when they are (or absent). */
+function argumentsNotObject(args: unknown): string | null {
+  if (args === undefined || args === null || (typeof args === 'object' && !Array.isArray(args))) return null;
+  const what = Array.isArray(args) ? 'an array' : typeof args === 'string' ? 'a string' : `a ${typeof args}`;
+  return `arguments are not an object (${what}): the call cannot be re-run`;
 }
 
 /** Formats of coding agents that run on the user's own machine (their cwd is a host folder). */
@@ -306,8 +316,7 @@ export function planSteps(rollout: Rollout, mode: ReplayMode, workdir: string | 
         }
       } else if (a.kind !== 'finish' && !harness) {
         const reason = a.kind === 'file_edit' ? `editor tool ${a.tool ?? ''}: the record does not hold the change precisely enough to re-apply it`.replace('  ', ' ')
-          : a.kind === 'tool' ? `tool ${a.tool ?? '?'} is not a shell command`
-            : 'keystrokes need tmux mode';
+          : argumentsNotObject(a.arguments) ?? (a.kind === 'tool' ? `tool ${a.tool ?? '?'} is not a shell command` : null) ?? 'keystrokes need tmux mode';
         out.push({ stepIndex: step.index, kind: a.kind === 'file_edit' ? 'edit' : 'command', input: a.command ?? a.tool ?? a.kind, waitSec: null, recorded, replayable: false, reason });
       }
     });
@@ -357,6 +366,11 @@ export function buildPlan(rollout: Rollout, o: PlanOptions = {}): ReplayPlan {
   const steps = planSteps(rollout, mode, workdir);
   if (!steps.some((s) => s.replayable)) {
     throw new ReplayPlanError(`${path.basename(rollout.source.path)} has no shell command, keystrokes or file edit to replay`, 'no-steps');
+  }
+  const lastRun = [...steps].reverse().find((s) => s.replayable);
+  // Only where the recording holds results elsewhere (some formats hold none at all).
+  if (lastRun?.recorded.missing && lastRun.stepIndex === Math.max(...steps.map((s) => s.stepIndex)) && steps.some((s) => s.replayable && !s.recorded.missing)) {
+    notes.push(`the recording ends without the result of its last call (step ${lastRun.stepIndex + 1}): it is replayed, its output has nothing to be compared with`);
   }
   const copy = o.copyWorkspace ? path.resolve(o.copyWorkspace) : null;
   if (copy && workdir && !(workdir === copy || workdir.startsWith(copy + '/'))) {

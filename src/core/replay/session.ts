@@ -157,7 +157,22 @@ export class ReplaySession {
         : null;
       result = await compareEdit(this.plan, i, outcome, { rules: this.options.rules, stateMayDiffer, written: !!outcome?.applied && !dryRun });
     } else {
-      const run = step.replayable ? await this.executor!.run(step, (text) => this.emit({ type: 'output', planIndex: i, text })) : null;
+      let run = null;
+      if (step.replayable) {
+        const disk = this.container!.watchDisk();
+        try {
+          run = await this.executor!.run(step, (text) => this.emit({ type: 'output', planIndex: i, text }));
+        } finally {
+          await disk.stop();
+        }
+        if (disk.exceeded) {
+          // The watch killed every process: whatever the executor made of that, start it afresh.
+          await this.executor!.restart().catch(() => undefined);
+          const gib = this.options.limits.diskMiB / 1024;
+          const size = gib >= 1 ? `${Number(gib.toFixed(1))} GiB` : `${this.options.limits.diskMiB} MiB`;
+          run = { ...run, exitCode: null, timedOut: false, capped: false, error: `wrote more than ${size} into the container's filesystem (the disk limit: setting trajectoryInspector.replay.diskMiB, --disk): every process was stopped` };
+        }
+      }
       result = await compareStep(this.plan, i, run, { rules: this.options.rules, stateMayDiffer });
     }
     this.results[i] = result;

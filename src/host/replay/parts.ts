@@ -61,6 +61,7 @@ export function readReplayConfig(scope?: vscode.Uri): ReplayConfig {
       pids: userOnly(c, 'pids', DEFAULT_REPLAY_LIMITS.pids, posNum),
       stepTimeoutSec: userOnly(c, 'stepTimeoutSec', DEFAULT_REPLAY_LIMITS.stepTimeoutSec, posNum),
       outputCapBytes: userOnly(c, 'outputCapBytes', DEFAULT_REPLAY_LIMITS.outputCapBytes, posNum),
+      diskMiB: userOnly(c, 'diskMiB', DEFAULT_REPLAY_LIMITS.diskMiB, posNum),
     },
     snapshots: userOnly(c, 'snapshots', DEFAULT_REPLAY_SNAPSHOTS, (v) => typeof v === 'boolean'),
     rules: [...DEFAULT_RULES, ...userRules.filter((r) => !errors.some((e) => e.name === r.name))],

@@ -8,7 +8,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { makeStep, unknownOutcome, type Action, type FormatId, type Observation, type Rollout, type Step } from '../../../src/core/model';
-import { compareEdit } from '../../../src/core/replay/compare';
+import { compareEdit, compareStep } from '../../../src/core/replay/compare';
 import type { EditOutcome } from '../../../src/core/replay/edits';
 import { buildPlan, modeFor, shellStateFor } from '../../../src/core/replay/plan';
 import { censusFile } from '../samples';
@@ -141,5 +141,25 @@ describe('comparing a re-applied edit with the recording', () => {
     const c = await compareEdit(plan('applied'), 0, notFound);
     assert.equal(c.recorded.text, 'The file /w/x.py has been updated successfully.');
     assert.equal(c.replayed!.text, 'does not apply: old text not found in /w/x.py');
+  });
+
+  it('reasons a user can act on: a call whose arguments are not an object says so; a recording cut before its last result says so', async () => {
+    const r = session('openhands' as FormatId, [
+      makeStep(0, 'agent', { actions: [act({ kind: 'shell', command: 'ls', tool: 'bash', callId: 'a' })], observations: [out('x', { callId: 'a', exitCode: 0 })] }),
+      makeStep(1, 'agent', { actions: [act({ kind: 'tool', tool: 'bash', callId: 'b', arguments: 'ls -la' }), act({ kind: 'tool', tool: 'bash', callId: 'c', arguments: ['ls'] })] }),
+      makeStep(2, 'agent', { actions: [act({ kind: 'shell', command: 'make test', tool: 'bash', callId: 'd' })] }),
+    ], '/app');
+    const plan = buildPlan(r, { image: 'img' });
+    assert.deepEqual(plan.steps.map((s) => [s.stepIndex, s.replayable, s.reason]), [
+      [0, true, null],
+      [1, false, 'arguments are not an object (a string): the call cannot be re-run'],
+      [1, false, 'arguments are not an object (an array): the call cannot be re-run'],
+      [2, true, null],
+    ]);
+    assert.equal(plan.steps[3].recorded.missing, true);
+    assert.equal(plan.steps[0].recorded.missing, undefined);
+    assert.ok(plan.notes!.includes('the recording ends without the result of its last call (step 3): it is replayed, its output has nothing to be compared with'), plan.notes!.join('\n'));
+    const c = await compareStep(plan, 3, { output: 'ok', exitCode: 0, cwd: null, timedOut: false, capped: false, error: null });
+    assert.equal(c.summary, 'output differs (line 1): the recording holds no result for this call (it ends before it)');
   });
 });
