@@ -50,7 +50,7 @@ export interface ReplayLimits {
 }
 
 /** Defaults of `ReplayLimits` (the settings' defaults, checked against package.json). */
-export const DEFAULT_LIMITS: ReplayLimits = { memoryMiB: 2048, cpus: 2, pids: 512, stepTimeoutSec: 60, outputCapBytes: 10 * 1024 * 1024 };
+export const DEFAULT_LIMITS: ReplayLimits = { memoryMiB: 2048, cpus: 2, pids: 512, stepTimeoutSec: 60, outputCapBytes: 10 * 1024 * 1024, diskMiB: 4096 };
 
 /** How to reach the engine; both empty = DOCKER_HOST, else the default socket. */
 export interface DockerTarget {
