@@ -121,7 +121,7 @@ async function openWithTimeline(uri?: unknown): Promise<void> {
   if (!target) {
     const picked = await vscode.window.showOpenDialog({
       canSelectMany: false,
-      openLabel: 'Open with Timeline',
+      openLabel: 'Open in Trajectory Inspector',
       filters: { Rollouts: ['json', 'jsonl', 'traj'], 'All files': ['*'] },
     });
     target = picked?.[0];

@@ -1580,7 +1580,7 @@ export class TiApp extends LitElement {
 
   private renderKeys(): TemplateResult | typeof nothing {
     if (!this.showKeys) return nothing;
-    return html`<div class="keys-overlay" role="dialog" aria-label="Timeline keys">
+    return html`<div class="keys-overlay" role="dialog" aria-label="Trajectory Inspector keys">
       <h2>Keys</h2>
       <table>
         ${KEY_HELP.map(
