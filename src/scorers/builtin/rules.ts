@@ -255,7 +255,7 @@ export function scoreStep(step: ScoreStep, state: RolloutState): StepScore {
       failed = true;
     }
     const err = ERROR_RES.find(([re]) => re.test(text));
-    if (err) {
+    if (err && !HARNESS_RES.some(([re]) => re.test(text))) {
       capAt(VALUES.errorText, `error-text: ${err[1]} in the output`);
       failed = true;
     }
