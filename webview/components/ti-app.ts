@@ -1478,7 +1478,8 @@ export class TiApp extends LitElement {
         <span class="you-tag">you</span>
         <span class="annotator strong">${idx.annotator || '…'}</span>
         <span>·</span>
-        <span class="progress" title=${`${p.labelled} of the ${p.total} ${which} have your label (Enter goes to the next one without)`}><span class="strong">${p.labelled}/${p.total}</span> labelled</span>
+        <span class="progress" title=${`${p.labelled} of the ${p.total} ${which} have your label (Enter goes to the next one without)`}><span class="strong">${p.labelled}/${p.total}</span> ${which === 'agent steps' ? 'agent steps ' : ''}labelled</span>
+        ${p.outside ? html`<span class="outside-labels" title="Only agent steps count towards the progress; these labels are kept and exported all the same">(+${p.outside} ${p.outside === 1 ? 'other step' : 'other steps'}, not counted)</span>` : nothing}
         ${p.bad ? html`<span>·</span><span class="bad">${p.bad} bad</span>` : nothing}
         ${p.propagated ? html`<span title="propagated from the first error">(${p.propagated} propagated)</span>` : nothing}
         ${p.firstError !== null
@@ -1750,7 +1751,7 @@ export class TiApp extends LitElement {
         <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>o</kbd> expand · <kbd>s</kbd> source${m.rollout.recording
           ? html` · <kbd>p</kbd> play/pause`
           : nothing} · label <kbd>1</kbd> good <kbd>2</kbd> neutral <kbd>3</kbd> bad · <kbd>f</kbd> first error · <kbd>n</kbd> note ·
-        <kbd>Enter</kbd> next unlabelled · <kbd>u</kbd> undo · <kbd>?</kbd> all keys
+        <kbd>Enter</kbd> on a labelled step: next unlabelled · <kbd>u</kbd> undo · <kbd>?</kbd> all keys
       </div>
       <main class="timeline" role="list" data-sliced=${m.sliced ? 'true' : 'false'} @rangeChanged=${this.onRange} @click=${this.onCardClick} @note-done=${this.onNoteDone} @toggle-expand=${(e: CustomEvent<{ index: number }>) => this.toggleExpand(e.detail.index)}
         @show-source=${(e: CustomEvent<{ index: number }>) => post({ type: 'showInSource', rolloutIndex: m.rolloutIndex, stepIndex: e.detail.index })}
