@@ -56,6 +56,7 @@ import './ti-player';
 import { linkText, type TiStepCard } from './ti-step-card';
 import './ti-step-card';
 import './ti-replay-bar';
+import { outcomeText, resolvedWord } from '../../src/shared/outcome';
 import { PICKER_MAX, pickerPositions, type ReplayStateMessage } from '../../src/shared/protocol';
 import type { StepReplay } from './ti-step-card';
 import './ti-heatstrip';
@@ -1624,13 +1625,11 @@ export class TiApp extends LitElement {
         <h1 class="title" title=${`${m.file.path}\nrollout ${r.id}`}>${title}</h1>
         ${r.task.id && r.task.id !== title ? html`<span class="task-id" title="task id">${r.task.id}${derivedMark(r, 'task.id')}</span>` : nothing}
         <span class="outcome">
-          ${o.resolved === true
-            ? html`<span class="pill resolved outcome-badge">resolved${derivedMark(r, 'outcome.resolved')}</span>`
-            : o.resolved === false
-              ? html`<span class="pill failed outcome-badge">failed${derivedMark(r, 'outcome.resolved')}</span>`
-              : nothing}
+          ${o.resolved !== null
+            ? html`<span class="pill ${o.resolved ? 'resolved' : 'failed'} outcome-badge">${resolvedWord(o.resolved)}${derivedMark(r, 'outcome.resolved')}</span>`
+            : nothing}
           ${o.reward !== null ? html`<span class="pill neutral reward" title=${rewardTitle}>reward ${formatReward(o.reward)}${derivedMark(r, 'outcome.reward')}</span>` : nothing}
-          ${o.status ? html`<span class="pill neutral outcome-status" title="exit status">${o.status}</span>` : nothing}
+          ${o.status && outcomeText(o) !== resolvedWord(o.resolved) ? html`<span class="pill neutral outcome-status" title="exit status">${o.status}</span>` : nothing}
         </span>
       </div>
       <div class="meta-row">
