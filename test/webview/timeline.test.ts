@@ -264,6 +264,21 @@ describe('webview: timeline', function () {
     await page.locator('.step-card[data-index="3"]').screenshot({ path: path.join(ARTIFACTS, 'ansi.png') });
   });
 
+  it('shows a mini-swe-agent command once: as the SHELL action, folded out of the reply it was parsed from', async () => {
+    page = await open();
+    const mini = await loadFile(sample(MINI));
+    await show(page, mini);
+    const step = mini.rollouts[0].steps.find((s) => s.role === 'agent' && s.actions.some((a) => a.kind === 'shell' && a.command));
+    assert.ok(step && step.message.includes('```'), 'the sample reply holds the fenced command');
+    const cmd = step.actions.find((a) => a.command)!.command!.trim();
+    const card = page.locator(`.step-card[data-index="${step.index}"]`);
+    await card.waitFor();
+    const message = (await card.locator('.message').allTextContents()).join('\n');
+    assert.ok(!message.includes(cmd), `the message no longer repeats "${cmd}": ${message}`);
+    assert.ok(!message.includes('```'));
+    assert.ok((await card.locator('.action-command').allTextContents()).some((t) => t.trim() === cmd), 'the command is on the card once, as its action');
+  });
+
   it('shows exit-code badges (green 0, red non-zero, none when unknown) and the truncated marker', async () => {
     page = await open();
     const mini = await loadFile(sample(MINI));

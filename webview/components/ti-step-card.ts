@@ -38,6 +38,7 @@ import type { CutField } from '../../src/shared/protocol';
 import { describeCut, estimateBodyHeight } from '../stepStore';
 import { ref } from 'lit/directives/ref.js';
 import { stepGist } from '../format';
+import { foldActionBlocks } from '../foldCommand';
 import './ti-output';
 
 /** Message lines / characters shown while a card is collapsed. */
@@ -929,7 +930,7 @@ export class TiStepCard extends LitElement {
     return html`<div class="card role-${s.role} ${lab} ${heat} ${s.event ? `event-card event-${s.event.kind}` : ''}">
       ${this.renderHead(s)} ${this.renderNote()}
       <div class="body">
-        ${this.renderMessage(s.message)}
+        ${this.renderMessage(foldActionBlocks(s.message, s.actions).text)}
         ${reasoning
           ? html`<details class="reasoning" ?open=${this.expanded}>
               <summary>Reasoning</summary>
