@@ -279,6 +279,24 @@ describe('webview: timeline', function () {
     assert.ok((await card.locator('.action-command').allTextContents()).some((t) => t.trim() === cmd), 'the command is on the card once, as its action');
   });
 
+  it('shows a tool call\'s arguments as named fields, multi-line text as a block with real line breaks (no escaped JSON)', async () => {
+    page = await open();
+    const oh = await loadFile(sample('openhands/tests_runtime_trajs_basic.json'));
+    await show(page, oh);
+    const step = oh.rollouts[0].steps.find((s) => s.actions.some((a) => a.kind === 'finish' && a.arguments));
+    assert.ok(step, 'the sample has a finish action with arguments');
+    const thought = (step.actions.find((a) => a.kind === 'finish')!.arguments as { thought: string }).thought;
+    assert.ok(thought.includes('\n'), 'its thought argument is multi-line');
+    const card = page.locator(`.step-card[data-index="${step.index}"]`);
+    await card.waitFor();
+    await card.locator('.arg-field[data-arg="thought"]').waitFor();
+    assert.equal(await card.locator('pre.args').count(), 0, 'no JSON dump of the arguments');
+    assert.equal((await card.locator('.arg-field[data-arg="thought"] dt').innerText()).trim(), 'thought');
+    const block = await card.locator('.arg-field[data-arg="thought"] pre.arg-block').innerText();
+    assert.ok(!block.includes('\\n'), 'no escaped line breaks');
+    assert.equal(block.split('\n')[0], thought.split('\n')[0], 'the text as written, line by line');
+  });
+
   it('shows exit-code badges (green 0, red non-zero, none when unknown) and the truncated marker', async () => {
     page = await open();
     const mini = await loadFile(sample(MINI));
