@@ -171,6 +171,11 @@ describe('e2e: label five steps with the keyboard and export them', function () 
     await typeIntoQuickInput('TRL');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'TRL stepwise supervision' }).first().waitFor({ state: 'visible', timeout: 10_000 });
     await page.keyboard.press('Enter');
+    // The labels hold a neutral one and the setting is unset: the export asks, once, what it becomes.
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Neutral Label' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Neutral → `false`' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'labels-export-neutral.png') });
+    await page.keyboard.press('Enter');
     // The save dialog: code-server's quick-input file dialog, prefilled with the suggested path.
     const input = page.locator('.quick-input-widget .quick-input-box input');
     await waitUntil(async () => /marshmallow-1867\.trl\.jsonl$/.test(await input.inputValue()), 15_000,
