@@ -297,6 +297,19 @@ describe('webview: timeline', function () {
     assert.equal(block.split('\n')[0], thought.split('\n')[0], 'the text as written, line by line');
   });
 
+  it('names every header value (format, tokens, image, …): no bare value in the meta row', async () => {
+    page = await open();
+    const mini = await loadFile(sample(MINI));
+    await show(page, mini);
+    await page.locator('header .meta-row').waitFor();
+    assert.match((await page.locator('header .format').innerText()).trim(), /^format /);
+    if (await page.locator('header .tokens').count()) assert.match((await page.locator('header .tokens').innerText()).trim(), /^tokens \S+ → \S+$/);
+    // Every item of the row but the step count starts with its name, then its value.
+    const items = await page.locator('header .meta-row > span:not(#step-count)').allInnerTexts();
+    assert.ok(items.length >= 2, `items: ${JSON.stringify(items)}`);
+    for (const t of items) assert.match(t.trim(), /^[a-z]+ \S/, `"${t}" has no name`);
+  });
+
   it('shows exit-code badges (green 0, red non-zero, none when unknown) and the truncated marker', async () => {
     page = await open();
     const mini = await loadFile(sample(MINI));

@@ -1636,10 +1636,10 @@ export class TiApp extends LitElement {
         <span id="step-count">${r.steps.length} ${r.steps.length === 1 ? 'step' : 'steps'}</span>
         ${agent ? html`<span>agent <span class="value">${agent}</span></span>` : nothing}
         ${r.agent.model ? html`<span>model <span class="value">${r.agent.model}</span></span>` : nothing}
-        <span class="format">${FORMAT_LABEL[m.file.format] ?? m.file.format}${m.file.schemaVersion ? ` · ${m.file.schemaVersion}` : ''}</span>
-        ${t.durationSec !== null ? html`<span>${formatDuration(t.durationSec)}</span>` : nothing}
-        ${t.hasTokens ? html`<span title="prompt → completion tokens, all steps">${formatCount(t.prompt)} → ${formatCount(t.completion)} tok</span>` : nothing}
-        ${t.hasCost ? html`<span>${formatCost(t.cost)}</span>` : nothing}
+        <span class="format" title="file format">format <span class="value">${FORMAT_LABEL[m.file.format] ?? m.file.format}${m.file.schemaVersion ? ` · ${m.file.schemaVersion}` : ''}</span></span>
+        ${t.durationSec !== null ? html`<span class="duration" title="wall-clock time of the rollout (first to last step time, else the sum of the step durations)">duration <span class="value">${formatDuration(t.durationSec)}</span></span>` : nothing}
+        ${t.hasTokens ? html`<span class="tokens" title="prompt → completion tokens, all steps">tokens <span class="value">${formatCount(t.prompt)} → ${formatCount(t.completion)}</span></span>` : nothing}
+        ${t.hasCost ? html`<span class="cost" title="cost, all steps">cost <span class="value">${formatCost(t.cost)}</span></span>` : nothing}
         ${r.environment.image ? html`<span title="environment image">image <span class="value">${r.environment.image}</span></span>` : nothing}
         ${r.environment.workdir ? html`<span class="workdir" title="working directory">cwd <span class="value">${r.environment.workdir}</span>${derivedMark(r, 'environment.workdir')}</span>` : nothing}
         ${this.renderRefSummary(r)}
