@@ -120,11 +120,15 @@ export interface LabelProgress {
   stale: number;
   /** The user's first error (0-based), or null. */
   firstError: number | null;
+  /** Steps the user labelled that are not labelable (a system or user step when agent steps count): not in `labelled`. */
+  outside: number;
 }
 
 export function labelProgress(idx: LabelIndex, labelable: readonly number[]): LabelProgress {
-  const p: LabelProgress = { labelled: 0, total: labelable.length, good: 0, neutral: 0, bad: 0, propagated: 0, stale: 0, firstError: null };
+  const p: LabelProgress = { labelled: 0, total: labelable.length, good: 0, neutral: 0, bad: 0, propagated: 0, stale: 0, firstError: null, outside: 0 };
+  const counted = new Set(labelable);
   for (const i of labelable) if (isLabelled(idx, i)) p.labelled++;
+  for (const [i, l] of idx.mine) if (l.value !== null && !counted.has(i)) p.outside++;
   for (const [i, l] of idx.mine) {
     if (l.value !== null) {
       if (l.value === 1) p.good++;

@@ -31,10 +31,18 @@ export function formatScore(value: number, range: readonly [number, number]): st
   return value.toFixed(range[1] - range[0] < 1 ? 3 : 2);
 }
 
-/** Tooltip of a step's score. */
+/**
+ * What the built-in scorer (rules over exit codes and output text, src/scorers/builtin/rules.ts) is
+ * good for and what not, as its hover says it. Measured against the labelled samples: see
+ * bench/RESULTS.md ("Built-in scorer vs labels").
+ */
+export const BUILTIN_SCORER_SCOPE =
+  'Built-in rules: good at finding failed commands (exit codes, error text, command not found), failing tests, harness parse errors and repeated failing commands in coding and terminal rollouts. Not a judge of reasoning: a step with no such signal scores 0.50 (no signal), so math or question-answering steps are not told apart.';
+
+/** Tooltip of a step's score (with the built-in scorer: what its rules are good for and what not). */
 export function scoreTitle(s: StepScoreView, range: readonly [number, number], scorer: { name: string; version: string; model: string | null } | null): string {
   const who = scorer ? `${scorer.name} ${scorer.version}${scorer.model ? ` · ${scorer.model}` : ''}` : 'scorer';
-  return `Step score ${formatScore(s.value, range)} in [${range[0]}, ${range[1]}]${s.label ? ` (${s.label})` : ''} — ${who}${s.explanation ? `\n${s.explanation}` : ''}\n(a scorer's opinion of this step, not the rollout's outcome reward)`;
+  return `Step score ${formatScore(s.value, range)} in [${range[0]}, ${range[1]}]${s.label ? ` (${s.label})` : ''} — ${who}${s.explanation ? `\n${s.explanation}` : ''}\n(a scorer's opinion of this step, not the rollout's outcome reward)${scorer?.name === 'builtin' ? `\n${BUILTIN_SCORER_SCOPE}` : ''}`;
 }
 
 /** `--heat` per bucket: red (0) → yellow (5) → green (9). */

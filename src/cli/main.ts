@@ -22,6 +22,7 @@ import { runScore, runScorerCheck, SCORE_USAGE } from './score';
 import { fileWarnings, partFailures, showJson } from './showJson';
 import { REPLAY_USAGE, runReplay } from './replay';
 import { runSessions, SESSIONS_USAGE } from './sessions';
+import { outcomeText } from '../shared/outcome';
 
 const USAGE = `Usage:
   trajectory-inspector show <file-or-folder> [--json]   print the rollouts as steps (or one JSON document)
@@ -43,11 +44,8 @@ function actionSummary(step: Step): string {
 
 function printRollout(r: Rollout, title: string): void {
   const o = r.outcome;
-  const outcome = [
-    o.reward !== null ? `reward ${o.reward}` : null,
-    o.resolved !== null ? (o.resolved ? 'resolved' : 'not resolved') : null,
-    o.status,
-  ].filter(Boolean).join(', ') || 'outcome unknown';
+  // The same outcome words as the Rollouts view and the timeline header (src/shared/outcome.ts).
+  const outcome = [o.reward !== null ? `reward ${o.reward}` : null, outcomeText(o, o.reward !== null ? '' : 'outcome unknown')].filter(Boolean).join(', ');
   process.stdout.write(printable(`${title}  [${r.format}${r.schemaVersion ? ` ${r.schemaVersion}` : ''}]  id ${r.id}`) + '\n');
   process.stdout.write(printable(`  task: ${r.task.id ?? '—'}   agent: ${[r.agent.name, r.agent.model].filter(Boolean).join(' / ') || '—'}`) + '\n');
   const counted = countedSteps(r);

@@ -11,7 +11,8 @@ import { labelsFrom, REFERENCE, type NeutralMapping } from '../core/labels/selec
 import type { LabelAction } from '../shared/protocol';
 import { DEFAULT_EXPORT_NEUTRAL, NEUTRAL_MAPPING_CHOICES } from '../shared/settings';
 import { SECTION } from './config';
-import { FORMAT_ITEMS, defaultExportPath, exportFileLabels, labelSources } from './labelExport';
+import type { ExportFormat } from '../core/labels/export';
+import { FORMAT_ITEMS, defaultExportPath, exportFileLabels, labelSources, neutralCount, neutralItems } from './labelExport';
 import { parseStepNumber, stepPickItems, type StepPickItem } from './present';
 import { filterRolloutsPick } from './rolloutFilterPick';
 import { SORT_KEYS, SORT_LABELS, isSortKey } from './rolloutTree';
@@ -121,7 +122,7 @@ async function openWithTimeline(uri?: unknown): Promise<void> {
   if (!target) {
     const picked = await vscode.window.showOpenDialog({
       canSelectMany: false,
-      openLabel: 'Open with Timeline',
+      openLabel: 'Open in Trajectory Inspector',
       filters: { Rollouts: ['json', 'jsonl', 'traj'], 'All files': ['*'] },
     });
     target = picked?.[0];
@@ -183,6 +184,26 @@ async function labelRollout(timelines: TimelineEditorProvider, arg?: unknown): P
   await p.setLabel(null, { value });
 }
 
+/**
+ * The neutral mapping of an export: the setting when the user set it (or `opts.neutral`); else, when
+ * the labels hold neutral ones and the format turns them into something else, a question, whose
+ * answer is kept in the user settings so it is asked once. Undefined: the user cancelled.
+ */
+async function askNeutral(format: ExportFormat, neutrals: number, given: unknown): Promise<NeutralMapping | undefined> {
+  if ((NEUTRAL_MAPPING_CHOICES as readonly unknown[]).includes(given)) return given as NeutralMapping;
+  const current = readNeutral();
+  if (format === 'agentprocessbench' || neutrals === 0) return current;
+  const ins = vscode.workspace.getConfiguration(SECTION).inspect('labels.exportNeutralAs');
+  if (ins && (ins.globalValue !== undefined || ins.workspaceValue !== undefined || ins.workspaceFolderValue !== undefined)) return current;
+  const picked = await vscode.window.showQuickPick(neutralItems(format, current), {
+    title: `Export Labels: ${neutrals} Neutral Label(s)`,
+    placeHolder: `How to write a neutral (0) label in ${format === 'trl' ? 'TRL (booleans)' : 'ProcessBench (first error)'} — kept in your settings`,
+  });
+  if (!picked) return undefined;
+  await vscode.workspace.getConfiguration(SECTION).update('labels.exportNeutralAs', picked.neutral, vscode.ConfigurationTarget.Global);
+  return picked.neutral;
+}
+
 function readNeutral(): NeutralMapping {
   const v = vscode.workspace.getConfiguration(SECTION).get<unknown>('labels.exportNeutralAs');
   return (NEUTRAL_MAPPING_CHOICES as readonly unknown[]).includes(v) ? (v as NeutralMapping) : DEFAULT_EXPORT_NEUTRAL;
@@ -191,13 +212,13 @@ function readNeutral(): NeutralMapping {
 /**
  * Export Labels…: the labels of the active timeline's file (every rollout in it) → a format (quick
  * pick) → whose labels, when the file has more than one source → a file (save dialog) → core export.
- * Arguments (for scripts and tests): `{ format, source, path }` skip the matching questions.
+ * Arguments (for scripts and tests): `{ format, source, path, neutral }` skip the matching questions.
  */
 async function exportLabels(timelines: TimelineEditorProvider, arg?: unknown): Promise<void> {
   const active = activeLabels(timelines);
   if (!active) return;
   const { file, session } = active;
-  const opts = (typeof arg === 'object' && arg !== null ? arg : {}) as { format?: unknown; source?: unknown; path?: unknown };
+  const opts = (typeof arg === 'object' && arg !== null ? arg : {}) as { format?: unknown; source?: unknown; path?: unknown; neutral?: unknown };
   let format = FORMAT_ITEMS.find((f) => f.format === opts.format)?.format;
   if (!format) {
     const picked = await vscode.window.showQuickPick(FORMAT_ITEMS, { title: 'Export Labels: Format', placeHolder: 'Format to export the step labels in' });
@@ -221,6 +242,8 @@ async function exportLabels(timelines: TimelineEditorProvider, arg?: unknown): P
       source = picked.source;
     }
   }
+  const neutral = await askNeutral(format, neutralCount(file.rollouts.map((r) => labelsFrom(r, current, source))), opts.neutral);
+  if (!neutral) return;
   let target: string | undefined = typeof opts.path === 'string' ? opts.path : undefined;
   if (!target) {
     const uri = await vscode.window.showSaveDialog({
@@ -232,7 +255,7 @@ async function exportLabels(timelines: TimelineEditorProvider, arg?: unknown): P
     if (!uri) return;
     target = uri.fsPath;
   }
-  const out = exportFileLabels(file.rollouts, current, source, format, readNeutral());
+  const out = exportFileLabels(file.rollouts, current, source, format, neutral);
   if (out.result.rows.length === 0) {
     void vscode.window.showWarningMessage(`Nothing to export: ${out.summary}.`);
     return;

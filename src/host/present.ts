@@ -11,6 +11,7 @@ import { countedSteps, type Outcome, type Rollout, type Step } from '../core/mod
 import type { LoadedFile } from '../core/load';
 import { EscapeClamp } from '../core/escapes';
 import { MAX_EVENT_SECONDS } from '../core/formats/asciicast';
+import { outcomeText } from '../shared/outcome';
 import { FILE_ISSUES_MAX, MAX_TERM_COLS, MAX_TERM_ROWS, PICKER_MAX, pickerPositions, type CastEventCode, type CastEventView, type CastMessage, type CastView, type IssueView, type LiveInfo, type LoadErrorMessage, type RolloutMessage, type RolloutSummary, type RolloutUpdateMessage, type ViewConfig } from '../shared/protocol';
 
 /** A per-render nonce for the webview CSP: 128 random bits, base64 (never Math.random). */
@@ -24,9 +25,9 @@ export function formatReward(x: number): string {
   return String(Math.round(x * 1000) / 1000);
 }
 
-/** `resolved`, `failed` or `—` (unknown). */
-export function resolvedText(resolved: boolean | null): string {
-  return resolved === true ? 'resolved' : resolved === false ? 'failed' : '—';
+/** `resolved`, `failed`, the recorded exit status, or `—` (unknown): `outcomeText` of src/shared/outcome.ts, the text every view uses. */
+export function resolvedText(resolved: boolean | null, status: string | null = null): string {
+  return outcomeText({ resolved, status });
 }
 
 /** Outcome of a rollout as the tree and the picker show it: pass, fail or unknown. */
@@ -39,16 +40,16 @@ export function outcomeKind(o: Outcome): OutcomeKind {
   return 'unknown';
 }
 
-/** `<n> steps · reward 0.0 · resolved` (reward left out when unknown). */
+/** `<n> steps · reward 0.0 · resolved` (reward left out when unknown; the outcome as `outcomeText` words it). */
 export function describeRollout(r: Pick<Rollout, 'steps' | 'outcome'>): string {
-  return describeCounts(countedSteps(r), r.outcome.reward, r.outcome.resolved);
+  return describeCounts(countedSteps(r), r.outcome.reward, r.outcome.resolved, [], r.outcome.status);
 }
 
-/** The same description from the numbers alone (the tree keeps no steps). */
-export function describeCounts(steps: number, reward: number | null, resolved: boolean | null, derived: readonly string[] = []): string {
+/** The same description from the numbers alone (the tree keeps no steps); `status`: the recorded exit status (`submitted`). */
+export function describeCounts(steps: number, reward: number | null, resolved: boolean | null, derived: readonly string[] = [], status: string | null = null): string {
   const parts = [`${steps} ${steps === 1 ? 'step' : 'steps'}`];
   if (reward !== null) parts.push(`reward ${formatReward(reward)}${derived.includes('outcome.reward') ? ' (derived)' : ''}`);
-  parts.push(`${resolvedText(resolved)}${resolved !== null && derived.includes('outcome.resolved') ? ' (derived)' : ''}`);
+  parts.push(`${resolvedText(resolved, status)}${resolved !== null && derived.includes('outcome.resolved') ? ' (derived)' : ''}`);
   return parts.join(' · ');
 }
 
@@ -87,6 +88,7 @@ export function summarize(r: Rollout, index: number): RolloutSummary {
     steps: countedSteps(r),
     reward: r.outcome.reward,
     resolved: r.outcome.resolved,
+    status: r.outcome.status,
     line: r.source.line,
   };
 }

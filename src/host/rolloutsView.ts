@@ -456,7 +456,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
           item.description = `run results · ${rollouts.length} ${rollouts.length === 1 ? 'trial' : 'trials'}`;
           item.iconPath = new vscode.ThemeIcon('checklist');
         } else if (single) {
-          item.description = describeCounts(single.steps, single.reward, single.resolved, single.derived);
+          item.description = describeCounts(single.steps, single.reward, single.resolved, single.derived, single.status ?? null);
           if (single.exception) item.description += ` · ${single.exception}`;
           if (node.disagreements?.length) item.description += ' · job result differs';
           item.iconPath = single.exception ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')) : passIcon(passState(single));
@@ -503,12 +503,12 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     const item = new vscode.TreeItem(node.label ?? rolloutName(s), vscode.TreeItemCollapsibleState.None);
     const uri = this.uriOf(node.path);
     item.id = node.id;
-    item.description = describeCounts(s.steps, s.reward, s.resolved, s.derived);
+    item.description = describeCounts(s.steps, s.reward, s.resolved, s.derived, s.status ?? null);
     if (s.exception) item.description += ` · ${s.exception}`;
     // A trial a Harbor job result names without its folder: only the job's word for it.
     if (s.format === 'harbor-job') item.description += ' · folder not here';
     item.iconPath = s.exception ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')) : passIcon(passState(s));
-    item.tooltip = `${s.id}\n${s.line !== null ? `line ${s.line} · ` : ''}${s.groupId !== null ? `group ${s.groupId} · ` : ''}${resolvedText(s.resolved)}${s.exception ? `\nEnded with ${s.exception}` : ''}${s.format === 'harbor-job' ? '\nNamed by the job result; the trial folder is not in the workspace.' : ''}${s.derived?.length ? `\n${derivedText(s.derived)}` : ''}`;
+    item.tooltip = `${s.id}\n${s.line !== null ? `line ${s.line} · ` : ''}${s.groupId !== null ? `group ${s.groupId} · ` : ''}${resolvedText(s.resolved, s.status ?? null)}${s.exception ? `\nEnded with ${s.exception}` : ''}${s.format === 'harbor-job' ? '\nNamed by the job result; the trial folder is not in the workspace.' : ''}${s.derived?.length ? `\n${derivedText(s.derived)}` : ''}`;
     item.command = { command: OPEN_ROLLOUT_COMMAND, title: 'Open', arguments: [uri, s.index] };
     item.contextValue = 'rollout';
     return item;
@@ -657,7 +657,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
         ...st,
         rollouts: st.rollouts.map((r, i) => {
           const l = loaded.rollouts[i];
-          return { ...r, steps: l.steps.length, reward: l.outcome.reward, resolved: l.outcome.resolved, taskId: l.task.id };
+          return { ...r, steps: l.steps.length, reward: l.outcome.reward, resolved: l.outcome.resolved, status: l.outcome.status, taskId: l.task.id };
         }),
       };
     } else {

@@ -26,6 +26,8 @@ export interface RolloutSummary {
   steps: number;
   reward: number | null;
   resolved: boolean | null;
+  /** Exit status as recorded (core `Outcome.status`: SWE-agent `submitted`, …), or null/absent (a lazily indexed dump row until it is read); shown through `outcomeText` (src/shared/outcome.ts). */
+  status?: string | null;
   /** 1-based line of the rollout in a JSONL file, when known. */
   line: number | null;
 }

@@ -1,6 +1,6 @@
 /**
  * e2e: the packaged .vsix inside code-server opens a real Terminal-Bench 1 trial folder
- * (results.json + commands.txt + sessions/agent.cast) in the timeline with "Open with Timeline"
+ * (results.json + commands.txt + sessions/agent.cast) in the timeline with "Open in Trajectory Inspector"
  * from the command palette; the terminal player shows the recording, playing it moves the
  * selected step, and selecting a step moves the player to the step's time in the recording.
  * Run through `npm run test:e2e` (scripts/e2e.mjs).
@@ -82,15 +82,15 @@ describe('e2e: terminal player for a Terminal-Bench 1 trial in code-server', fun
     return Number(await web.locator('.step-card.selected').getAttribute('data-index'));
   }
 
-  it('opens results.json with "Open with Timeline" from the command palette and shows the recording', async () => {
+  it('opens results.json with "Open in Trajectory Inspector" from the command palette and shows the recording', async () => {
     await quickOpen(page, RESULTS_REL);
     // results.json opens as text (not a default timeline file); the command takes the active editor's file.
     await page.locator('.editor-group-container .tab.active', { hasText: 'results.json' }).waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget .quick-input-box input');
     await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill('>Trajectory Inspector: Open with Timeline');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open with Timeline' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await input.fill('>Open in Trajectory Inspector');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open in Trajectory Inspector' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
 
     const player = web.locator('ti-player');

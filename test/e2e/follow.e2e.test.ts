@@ -55,14 +55,14 @@ describe('e2e: live follow of a session being written', function () {
   /** Steps the file's first `lines` lines make (system, user, one per call, closing messages). */
   const stepsOf = (lines: number): string[] => all.slice(0, lines).filter((e) => e.kind !== 'ObservationEvent').map((e) => e.id);
 
-  it('opens the JSONL session with "Open with Timeline" and follows it', async () => {
+  it('opens the JSONL session with "Open in Trajectory Inspector" and follows it', async () => {
     await quickOpen(page, REL);
     await page.locator('.editor-group-container .tab.active', { hasText: 'agent-rollouts.jsonl' }).waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget .quick-input-box input');
     await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill('>Trajectory Inspector: Open with Timeline');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open with Timeline' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await input.fill('>Open in Trajectory Inspector');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open in Trajectory Inspector' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
     const web = extensionWebview(page);
     const count = web.locator('#step-count');

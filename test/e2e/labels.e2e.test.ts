@@ -104,7 +104,7 @@ describe('e2e: label five steps with the keyboard and export them', function () 
       async () => `expected "${steps} steps" and the first card, found "${await web.locator('#step-count').innerText()}" and ${await web.locator('.step-card').count()} cards`);
     // The labels of the file arrived (annotator from the setting, nothing labelled yet).
     const progress = web.locator('#label-progress');
-    await waitUntil(async () => /e2e-annotator · 0\/14 labelled/.test((await progress.innerText()).replace(/\s+/g, ' ')), 30_000,
+    await waitUntil(async () => /e2e-annotator · 0\/14 agent steps labelled/.test((await progress.innerText()).replace(/\s+/g, ' ')), 30_000,
       async () => `the label row never showed the annotator and 0/14: ${JSON.stringify(await progress.innerText().catch(() => ''))}`);
 
     // One click to give the webview focus; everything after is keys.
@@ -122,8 +122,8 @@ describe('e2e: label five steps with the keyboard and export them', function () 
     await page.keyboard.type('reads the wrong file');
     await page.keyboard.press('Enter');
 
-    await waitUntil(async () => (await progress.getAttribute('data-sending')) === '0' && /5\/14 labelled · 2 bad/.test((await progress.innerText()).replace(/\s+/g, ' ')), 30_000,
-      async () => `the label row never showed 5/14 labelled · 2 bad: ${JSON.stringify(await progress.innerText())}`);
+    await waitUntil(async () => (await progress.getAttribute('data-sending')) === '0' && /5\/14 agent steps labelled · 2 bad/.test((await progress.innerText()).replace(/\s+/g, ' ')), 30_000,
+      async () => `the label row never showed 5/14 agent steps labelled · 2 bad: ${JSON.stringify(await progress.innerText())}`);
     const lines = (await waitUntil(async () => {
       const l = journal();
       return l.some((e) => e.note === 'reads the wrong file') ? l : undefined;
@@ -170,6 +170,11 @@ describe('e2e: label five steps with the keyboard and export them', function () 
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Export Labels: Format' }).waitFor({ state: 'visible', timeout: 10_000 });
     await typeIntoQuickInput('TRL');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'TRL stepwise supervision' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    // The labels hold a neutral one and the setting is unset: the export asks, once, what it becomes.
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Neutral Label' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Neutral → `false`' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'labels-export-neutral.png') });
     await page.keyboard.press('Enter');
     // The save dialog: code-server's quick-input file dialog, prefilled with the suggested path.
     const input = page.locator('.quick-input-widget .quick-input-box input');

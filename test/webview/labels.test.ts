@@ -192,7 +192,7 @@ describe('webview: labelling', function () {
     page = await open();
     await page.locator('#step-count').click();
     assert.equal(await selected(page), 0);
-    assert.match(await progressText(page), /^YOU alice · 0\/14 labelled · verdict —/);
+    assert.match(await progressText(page), /^YOU alice · 0\/14 agent steps labelled · verdict —/);
 
     await page.keyboard.press('1');
     await waitForLabel(page, 0, 'good');
@@ -218,7 +218,10 @@ describe('webview: labelling', function () {
       [[0, 0, 1], [0, 1, 0], [0, 2, -1], [0, 3, 1], [0, 4, 0], [0, 5, -1]],
     );
     assert.deepEqual(await journalLabels(), { 0: 1, 1: 0, 2: -1, 3: 1, 4: 0, 5: -1 });
-    assert.match(await progressText(page), /4\/14 labelled · 2 bad · verdict —/);
+    // Steps 0 (system) and 1 (user) are labelled but only agent steps count: the row says both.
+    assert.match(await progressText(page), /4\/14 agent steps labelled \(\+2 other steps, not counted\) · 2 bad · verdict —/);
+    // The hint line says what Enter does as the keymap does it (on an unlabelled step it expands).
+    assert.match((await page.locator('.hint').innerText()).replace(/\s+/g, ' '), /Enter on a labelled step: next unlabelled/);
 
     // The badge is the user's (YOU), beside — and unlike — a reference label; the card has the heat mark.
     const card = page.locator('.step-card[data-index="2"]');
@@ -293,7 +296,7 @@ describe('webview: labelling', function () {
     await waitForLabel(page, 9, 'good');
     const labels = await journalLabels();
     assert.deepEqual(labels, { 6: -1, 7: -1, 8: -1, 9: 1, 10: -1, 11: -1, 12: -1, 13: -1, 14: -1, 15: -1 });
-    assert.match(await progressText(page), /10\/14 labelled · 9 bad \(8 propagated\) · first error #7/);
+    assert.match(await progressText(page), /10\/14 agent steps labelled · 9 bad \(8 propagated\) · first error #7/);
     await page.locator('.step-card[data-index="10"] .user-label').screenshot({ path: path.join(ARTIFACTS, 'label-propagated-badge.png'), scale: 'device' });
     await page.locator('.step-card[data-index="10"]').screenshot({ path: path.join(ARTIFACTS, 'label-propagated-card.png') });
 
@@ -415,7 +418,7 @@ describe('webview: labelling', function () {
     await page.locator('.step-card[data-index="5"] .unsaved-tag').waitFor();
     assert.match(await page.locator('.label-alert.error').innerText(), /ENOSPC[\s\S]*kept in this window/);
     const row = await progressText(page);
-    assert.match(row, /2\/14 labelled · 1 bad/);
+    assert.match(row, /2\/14 agent steps labelled · 1 bad/);
     assert.match(row, /1 stale · 1 unsaved · also bob \(2\)/);
     await page.locator('.dock').screenshot({ path: path.join(ARTIFACTS, 'labels-error.png') });
   });
@@ -475,6 +478,6 @@ describe('webview: labelling', function () {
     await selectStep(page, 5);
     await page.waitForTimeout(200);
     await page.screenshot({ path: path.join(ARTIFACTS, 'labels.png') });
-    assert.match(await progressText(page), /14\/14 labelled · 9 bad \(8 propagated\) · first error #7 · verdict \+1 good · also bob \(2\)/);
+    assert.match(await progressText(page), /14\/14 agent steps labelled · 9 bad \(8 propagated\) · first error #7 · verdict \+1 good · also bob \(2\)/);
   });
 });

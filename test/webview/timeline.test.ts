@@ -264,6 +264,52 @@ describe('webview: timeline', function () {
     await page.locator('.step-card[data-index="3"]').screenshot({ path: path.join(ARTIFACTS, 'ansi.png') });
   });
 
+  it('shows a mini-swe-agent command once: as the SHELL action, folded out of the reply it was parsed from', async () => {
+    page = await open();
+    const mini = await loadFile(sample(MINI));
+    await show(page, mini);
+    const step = mini.rollouts[0].steps.find((s) => s.role === 'agent' && s.actions.some((a) => a.kind === 'shell' && a.command));
+    assert.ok(step && step.message.includes('```'), 'the sample reply holds the fenced command');
+    const cmd = step.actions.find((a) => a.command)!.command!.trim();
+    const card = page.locator(`.step-card[data-index="${step.index}"]`);
+    await card.waitFor();
+    const message = (await card.locator('.message').allTextContents()).join('\n');
+    assert.ok(!message.includes(cmd), `the message no longer repeats "${cmd}": ${message}`);
+    assert.ok(!message.includes('```'));
+    assert.ok((await card.locator('.action-command').allTextContents()).some((t) => t.trim() === cmd), 'the command is on the card once, as its action');
+  });
+
+  it('shows a tool call\'s arguments as named fields, multi-line text as a block with real line breaks (no escaped JSON)', async () => {
+    page = await open();
+    const oh = await loadFile(sample('openhands/tests_runtime_trajs_basic.json'));
+    await show(page, oh);
+    const step = oh.rollouts[0].steps.find((s) => s.actions.some((a) => a.kind === 'finish' && a.arguments));
+    assert.ok(step, 'the sample has a finish action with arguments');
+    const thought = (step.actions.find((a) => a.kind === 'finish')!.arguments as { thought: string }).thought;
+    assert.ok(thought.includes('\n'), 'its thought argument is multi-line');
+    const card = page.locator(`.step-card[data-index="${step.index}"]`);
+    await card.waitFor();
+    await card.locator('.arg-field[data-arg="thought"]').waitFor();
+    assert.equal(await card.locator('pre.args').count(), 0, 'no JSON dump of the arguments');
+    assert.equal((await card.locator('.arg-field[data-arg="thought"] dt').innerText()).trim(), 'thought');
+    const block = await card.locator('.arg-field[data-arg="thought"] pre.arg-block').innerText();
+    assert.ok(!block.includes('\\n'), 'no escaped line breaks');
+    assert.equal(block.split('\n')[0], thought.split('\n')[0], 'the text as written, line by line');
+  });
+
+  it('names every header value (format, tokens, image, …): no bare value in the meta row', async () => {
+    page = await open();
+    const mini = await loadFile(sample(MINI));
+    await show(page, mini);
+    await page.locator('header .meta-row').waitFor();
+    assert.match((await page.locator('header .format').innerText()).trim(), /^format /);
+    if (await page.locator('header .tokens').count()) assert.match((await page.locator('header .tokens').innerText()).trim(), /^tokens \S+ → \S+$/);
+    // Every item of the row but the step count starts with its name, then its value.
+    const items = await page.locator('header .meta-row > span:not(#step-count)').allInnerTexts();
+    assert.ok(items.length >= 2, `items: ${JSON.stringify(items)}`);
+    for (const t of items) assert.match(t.trim(), /^[a-z]+ \S/, `"${t}" has no name`);
+  });
+
   it('shows exit-code badges (green 0, red non-zero, none when unknown) and the truncated marker', async () => {
     page = await open();
     const mini = await loadFile(sample(MINI));

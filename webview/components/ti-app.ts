@@ -56,6 +56,7 @@ import './ti-player';
 import { linkText, type TiStepCard } from './ti-step-card';
 import './ti-step-card';
 import './ti-replay-bar';
+import { outcomeText, resolvedWord } from '../../src/shared/outcome';
 import { PICKER_MAX, pickerPositions, type ReplayStateMessage } from '../../src/shared/protocol';
 import type { StepReplay } from './ti-step-card';
 import './ti-heatstrip';
@@ -1489,7 +1490,8 @@ export class TiApp extends LitElement {
         <span class="you-tag">you</span>
         <span class="annotator strong">${idx.annotator || '…'}</span>
         <span>·</span>
-        <span class="progress" title=${`${p.labelled} of the ${p.total} ${which} have your label (Enter goes to the next one without)`}><span class="strong">${p.labelled}/${p.total}</span> labelled</span>
+        <span class="progress" title=${`${p.labelled} of the ${p.total} ${which} have your label (Enter goes to the next one without)`}><span class="strong">${p.labelled}/${p.total}</span> ${which === 'agent steps' ? 'agent steps ' : ''}labelled</span>
+        ${p.outside ? html`<span class="outside-labels" title="Only agent steps count towards the progress; these labels are kept and exported all the same">(+${p.outside} ${p.outside === 1 ? 'other step' : 'other steps'}, not counted)</span>` : nothing}
         ${p.bad ? html`<span>·</span><span class="bad">${p.bad} bad</span>` : nothing}
         ${p.propagated ? html`<span title="propagated from the first error">(${p.propagated} propagated)</span>` : nothing}
         ${p.firstError !== null
@@ -1591,7 +1593,7 @@ export class TiApp extends LitElement {
 
   private renderKeys(): TemplateResult | typeof nothing {
     if (!this.showKeys) return nothing;
-    return html`<div class="keys-overlay" role="dialog" aria-label="Timeline keys">
+    return html`<div class="keys-overlay" role="dialog" aria-label="Trajectory Inspector keys">
       <h2>Keys</h2>
       <table>
         ${KEY_HELP.map(
@@ -1634,24 +1636,22 @@ export class TiApp extends LitElement {
         <h1 class="title" title=${`${m.file.path}\nrollout ${r.id}`}>${title}</h1>
         ${r.task.id && r.task.id !== title ? html`<span class="task-id" title=${`task id ${r.task.id}`}>${r.task.id}${derivedMark(r, 'task.id')}</span>` : nothing}
         <span class="outcome">
-          ${o.resolved === true
-            ? html`<span class="pill resolved outcome-badge">resolved${derivedMark(r, 'outcome.resolved')}</span>`
-            : o.resolved === false
-              ? html`<span class="pill failed outcome-badge">failed${derivedMark(r, 'outcome.resolved')}</span>`
-              : nothing}
+          ${o.resolved !== null
+            ? html`<span class="pill ${o.resolved ? 'resolved' : 'failed'} outcome-badge">${resolvedWord(o.resolved)}${derivedMark(r, 'outcome.resolved')}</span>`
+            : nothing}
           ${o.reward !== null ? html`<span class="pill neutral reward" title=${rewardTitle}>reward ${formatReward(o.reward)}${derivedMark(r, 'outcome.reward')}</span>` : nothing}
-          ${o.status ? html`<span class="pill neutral outcome-status" title=${`exit status ${o.status}`}>${o.status}</span>` : nothing}
+          ${o.status && outcomeText(o) !== resolvedWord(o.resolved) ? html`<span class="pill neutral outcome-status" title=${`exit status ${o.status}`}>${o.status}</span>` : nothing}
         </span>
       </div>
       <div class="meta-row">
         <span id="step-count">${r.steps.length} ${r.steps.length === 1 ? 'step' : 'steps'}</span>
         ${agent ? html`<span class="agent" title=${agent}>agent <span class="value">${agent}</span></span>` : nothing}
         ${r.agent.model ? html`<span class="model" title=${r.agent.model}>model <span class="value">${r.agent.model}</span></span>` : nothing}
-        <span class="format">${FORMAT_LABEL[m.file.format] ?? m.file.format}${m.file.schemaVersion ? ` · ${m.file.schemaVersion}` : ''}</span>
-        ${t.durationSec !== null ? html`<span>${formatDuration(t.durationSec)}</span>` : nothing}
-        ${t.hasTokens ? html`<span title="prompt → completion tokens, all steps">${formatCount(t.prompt)} → ${formatCount(t.completion)} tok</span>` : nothing}
-        ${t.hasCost ? html`<span>${formatCost(t.cost)}</span>` : nothing}
-        ${r.environment.image ? html`<span title=${`environment image ${r.environment.image}`}>image <span class="value">${r.environment.image}</span></span>` : nothing}
+        <span class="format" title="file format">format <span class="value">${FORMAT_LABEL[m.file.format] ?? m.file.format}${m.file.schemaVersion ? ` · ${m.file.schemaVersion}` : ''}</span></span>
+        ${t.durationSec !== null ? html`<span class="duration" title="wall-clock time of the rollout (first to last step time, else the sum of the step durations)">duration <span class="value">${formatDuration(t.durationSec)}</span></span>` : nothing}
+        ${t.hasTokens ? html`<span class="tokens" title="prompt → completion tokens, all steps">tokens <span class="value">${formatCount(t.prompt)} → ${formatCount(t.completion)}</span></span>` : nothing}
+        ${t.hasCost ? html`<span class="cost" title="cost, all steps">cost <span class="value">${formatCost(t.cost)}</span></span>` : nothing}
+        ${r.environment.image ? html`<span class="image" title=${`environment image ${r.environment.image}`}>image <span class="value">${r.environment.image}</span></span>` : nothing}
         ${r.environment.workdir ? html`<span class="workdir" title=${`working directory ${r.environment.workdir}`}>cwd <span class="value">${r.environment.workdir}</span>${derivedMark(r, 'environment.workdir')}</span>` : nothing}
         ${this.renderRefSummary(r)}
         ${m.sliced
@@ -1761,7 +1761,7 @@ export class TiApp extends LitElement {
         <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>o</kbd> expand · <kbd>s</kbd> source${m.rollout.recording
           ? html` · <kbd>p</kbd> play/pause`
           : nothing} · label <kbd>1</kbd> good <kbd>2</kbd> neutral <kbd>3</kbd> bad · <kbd>f</kbd> first error · <kbd>n</kbd> note ·
-        <kbd>Enter</kbd> next unlabelled · <kbd>u</kbd> undo · <kbd>?</kbd> all keys
+        <kbd>Enter</kbd> on a labelled step: next unlabelled · <kbd>u</kbd> undo · <kbd>?</kbd> all keys
       </div>
       <main class="timeline" role="list" data-sliced=${m.sliced ? 'true' : 'false'} @rangeChanged=${this.onRange} @click=${this.onCardClick} @note-done=${this.onNoteDone} @toggle-expand=${(e: CustomEvent<{ index: number }>) => this.toggleExpand(e.detail.index)}
         @show-source=${(e: CustomEvent<{ index: number }>) => post({ type: 'showInSource', rolloutIndex: m.rolloutIndex, stepIndex: e.detail.index })}

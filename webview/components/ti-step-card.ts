@@ -38,6 +38,8 @@ import type { CutField } from '../../src/shared/protocol';
 import { describeCut, estimateBodyHeight } from '../stepStore';
 import { ref } from 'lit/directives/ref.js';
 import { stepGist } from '../format';
+import { foldActionBlocks } from '../foldCommand';
+import { argFields, type ArgField } from '../argFields';
 import './ti-output';
 
 /** Message lines / characters shown while a card is collapsed. */
@@ -303,7 +305,35 @@ export class TiStepCard extends LitElement {
       font-family: var(--vscode-editor-font-family, monospace);
       color: var(--vscode-descriptionForeground);
     }
+    .arg-fields {
+      margin: 0;
+      display: flex;
+      flex-direction: column;
+      gap: 2px;
+    }
+    .arg-field.inline {
+      display: flex;
+      gap: 6px;
+      align-items: baseline;
+    }
+    .arg-field dt {
+      color: var(--vscode-descriptionForeground);
+      font-family: var(--vscode-editor-font-family, monospace);
+      font-size: var(--vscode-editor-font-size, 12px);
+    }
+    .arg-field dt::after {
+      content: ':';
+    }
+    .arg-field dd {
+      margin: 0;
+      min-width: 0;
+      font-family: var(--vscode-editor-font-family, monospace);
+      font-size: var(--vscode-editor-font-size, 12px);
+      white-space: pre-wrap;
+      overflow-wrap: anywhere;
+    }
     .action-command,
+    .arg-block,
     .args {
       margin: 0;
       padding: 5px 8px;
@@ -861,7 +891,8 @@ export class TiStepCard extends LitElement {
         </div>
         ${this.renderEdit(a.edit)}`;
     }
-    const args = a.command === null ? formatArguments(a.arguments) : '';
+    const fields = a.command === null ? argFields(a.arguments) : null;
+    const args = a.command === null && !fields ? formatArguments(a.arguments) : '';
     const argText = this.expanded ? args : clampText(args, ARG_LINES, ARG_CHARS).text;
     return html`<div class="action-head">
         <span class="kind kind-${a.kind}">${KIND_LABEL[a.kind]}</span>
@@ -870,9 +901,24 @@ export class TiStepCard extends LitElement {
       </div>
       ${a.command !== null
         ? html`<pre class="action-command ${a.kind}">${a.command}</pre>`
-        : args
-          ? html`<pre class="args">${argText}${argText.length < args.length ? '\n…' : ''}</pre>`
-          : nothing}`;
+        : fields
+          ? this.renderArgFields(fields)
+          : args
+            ? html`<pre class="args">${argText}${argText.length < args.length ? '\n…' : ''}</pre>`
+            : nothing}`;
+  }
+
+  /** A tool call's arguments, one named field each; a multi-line or long value as a text block (clamped until the step is expanded). */
+  private renderArgFields(fields: readonly ArgField[]): TemplateResult {
+    return html`<dl class="arg-fields">
+      ${fields.map((f) => {
+        const shown = this.expanded || !f.block ? { text: f.value, cut: false } : clampText(f.value, ARG_LINES, ARG_CHARS);
+        return html`<div class="arg-field ${f.block ? 'block' : 'inline'}" data-arg=${f.name}>
+          <dt>${f.name}</dt>
+          <dd>${f.block ? html`<pre class="arg-block">${shown.text}${shown.cut ? '\n…' : ''}</pre>` : html`<span class="arg-value">${f.value}</span>`}</dd>
+        </div>`;
+      })}
+    </dl>`;
   }
 
   private renderObservation(o: Observation): TemplateResult {
@@ -929,7 +975,7 @@ export class TiStepCard extends LitElement {
     return html`<div class="card role-${s.role} ${lab} ${heat} ${s.event ? `event-card event-${s.event.kind}` : ''}">
       ${this.renderHead(s)} ${this.renderNote()}
       <div class="body">
-        ${this.renderMessage(s.message)}
+        ${this.renderMessage(foldActionBlocks(s.message, s.actions).text)}
         ${reasoning
           ? html`<details class="reasoning" ?open=${this.expanded}>
               <summary>Reasoning</summary>

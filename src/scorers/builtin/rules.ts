@@ -24,6 +24,9 @@
  * - `interrupted`    the call was interrupted before it finished (the user stopped it) → cap 0.35
  * - `error-text`     the output has error text (Traceback, `XError:`, command not found, No such
  *                    file or directory, Permission denied, fatal:, Segmentation fault, panic:) → cap 0.3
+ * - `harness-error`  the observation is the harness's own complaint about the response (Terminus
+ *                    "Previous response had parsing errors", SWE-agent "Your output was not
+ *                    formatted correctly", mini-swe-agent "EXACTLY ONE action") → cap 0.15
  * - `repeat-failed`  the same action as an earlier step that failed (exit code or error text) → cap 0.25
  * - `repeat`         the same action as an earlier step of the rollout → cap 0.45
  * - `no-op`          an agent step with no action, or only empty commands/keys → cap 0.4
@@ -32,7 +35,7 @@
 import type { ScoreRollout, ScoreStep, StepScore } from '../../core/scoring/protocol';
 
 /** Version of the rules; part of the cache key (bump on every change of a value). */
-export const RULES_VERSION = '1.2.0';
+export const RULES_VERSION = '1.3.0';
 
 /** One rule: its id, what fires it and what it does (shown in docs and tests). */
 export interface RuleInfo {
@@ -53,6 +56,7 @@ export const RULES: readonly RuleInfo[] = [
   { id: 'tool-error', when: 'the tool reported an error (and no non-zero exit code already says so)', effect: 'cap 0.3' },
   { id: 'interrupted', when: 'the call was interrupted before it finished', effect: 'cap 0.35' },
   { id: 'error-text', when: 'error text in the output (Traceback, XError:, command not found, …)', effect: 'cap 0.3' },
+  { id: 'harness-error', when: "the observation is the harness's complaint that it could not parse the response", effect: 'cap 0.15' },
   { id: 'repeat-failed', when: 'the same action as an earlier step that failed', effect: 'cap 0.25' },
   { id: 'repeat', when: 'the same action as an earlier step', effect: 'cap 0.45' },
   { id: 'no-op', when: 'no action, or only empty commands / keys', effect: 'cap 0.4 (no message either: cap 0.3)' },
@@ -71,6 +75,7 @@ export const VALUES = {
   timeout: 0.15,
   exitCode: 0.2,
   errorText: 0.3,
+  harnessError: 0.15,
   toolError: 0.3,
   interrupted: 0.35,
   repeatFailed: 0.25,
@@ -90,9 +95,20 @@ const ERROR_RES: [RegExp, string][] = [
   [/No such file or directory/, 'No such file or directory'],
   [/Permission denied/, 'Permission denied'],
   [/^fatal: /m, 'fatal:'],
+  [/^ERROR: /m, 'ERROR:'],
   [/Segmentation fault/, 'Segmentation fault'],
   [/^panic: /m, 'panic:'],
   [/^(?:bash|sh|zsh): .*: (?:syntax error|unexpected)/m, 'shell syntax error'],
+];
+
+/**
+ * The harness's own complaint that it could not read the agent's response (so no action ran), as
+ * Terminus 2 (Harbor), SWE-agent (format_error_template) and mini-swe-agent (format_error) write it.
+ */
+const HARNESS_RES: [RegExp, string][] = [
+  [/Previous response had parsing errors/, 'the harness could not parse the response'],
+  [/Your output was not formatted correctly/, 'the harness could not parse the response'],
+  [/Please always provide EXACTLY ONE action/i, 'the harness found no single action'],
 ];
 
 /** Failing and passing test counts read from a test runner's summary; null when the output has none. */
@@ -239,10 +255,15 @@ export function scoreStep(step: ScoreStep, state: RolloutState): StepScore {
       failed = true;
     }
     const err = ERROR_RES.find(([re]) => re.test(text));
-    if (err) {
+    if (err && !HARNESS_RES.some(([re]) => re.test(text))) {
       capAt(VALUES.errorText, `error-text: ${err[1]} in the output`);
       failed = true;
     }
+  }
+  const harness = HARNESS_RES.find(([re]) => re.test(text));
+  if (harness) {
+    capAt(VALUES.harnessError, `harness-error: ${harness[1]}`);
+    failed = true;
   }
   if (step.observations.some((o) => o.interrupted === true)) capAt(VALUES.interrupted, 'interrupted: the call was interrupted before it finished');
 

@@ -149,7 +149,7 @@ describe('host/labelExport', () => {
     // 14 agent steps: 2,3 true; 4 neutral → false (negative); 5..15 false.
     assert.deepEqual(row.labels, [true, true, false, ...Array(11).fill(false)]);
     assert.equal(row.completions.length, 14);
-    assert.match(out.summary, /^1 row \(labels of alice\)$/);
+    assert.match(out.summary, /^1 row \(labels of alice\) · 1 neutral label\(s\) written as `false` \(setting labels\.exportNeutralAs: negative\)$/);
     const drop = exportFileLabels(swe.rollouts, s.current(), 'alice', 'trl', 'drop');
     assert.equal(JSON.parse(drop.result.text).labels.length, 13, 'neutral dropped: its text joins the next step');
   });

@@ -60,8 +60,9 @@ describe('host/present', () => {
   it('describes a real rollout from its file', async () => {
     const f = await loadFile(sample(SWE_AGENT));
     const r = f.rollouts[0];
-    assert.equal(describeRollout(r), `${r.steps.length} steps · —`);
-    assert.deepEqual(summarize(r, 0), { index: 0, id: r.id, taskId: r.task.id, steps: r.steps.length, reward: null, resolved: null, line: null });
+    // SWE-agent records only `exit_status: submitted`: the view says so, as the timeline header does.
+    assert.equal(describeRollout(r), `${r.steps.length} steps · submitted`);
+    assert.deepEqual(summarize(r, 0), { index: 0, id: r.id, taskId: r.task.id, steps: r.steps.length, reward: null, resolved: null, status: 'submitted', line: null });
   });
 
   it('names Harbor trials by their folder, other files by task id or file name', () => {

@@ -103,7 +103,7 @@ describe('built-in scorer rules', () => {
     assert.equal(scoreStep(agent(4, 'ls', 'a b', 0), s).value, VALUES.baseExitZero);
     assert.equal(labelOf(0.6), 'good');
     assert.equal(labelOf(0.45), 'neutral');
-    assert.equal(RULES.length, 13);
+    assert.equal(RULES.length, 14);
   });
 
   it('scores a real SWE-agent rollout: exception text and repeats are found where the file has them', async () => {
@@ -119,9 +119,33 @@ describe('built-in scorer rules', () => {
       }
       assert.ok(s.value !== null && s.value >= 0 && s.value <= 1);
       const text = step.observations.map((o) => o.output ?? '').join('\n');
-      if (/error-text/.test(s.explanation!)) assert.match(text, /Traceback|[A-Z][A-Za-z]*(Error|Exception):|command not found|No such file|Permission denied|fatal: |Segmentation fault|panic: /);
+      if (/error-text/.test(s.explanation!)) assert.match(text, /Traceback|[A-Z][A-Za-z]*(Error|Exception):|command not found|No such file|Permission denied|fatal: |ERROR: |Segmentation fault|panic: /);
     }
     assert.ok(out.some((s) => /error-text/.test(s.explanation ?? '')), 'the rollout has a step with an exception in its output');
     assert.ok(out.some((s) => /^repeat/.test(s.explanation ?? '')), 'the rollout repeats a command');
+  });
+
+  it("scores the harness's own parse-error complaint bad, not neutral (real Terminus 2 ATIF sample, step #2)", async () => {
+    const f = await loadFile(sample('atif/harbor-golden_terminus2_invalid-json_ATIF-v1.5.trajectory.json'));
+    const r = toScoreRollout(f.rollouts[0]);
+    const step = r.steps[1];
+    assert.match(step.observations.map((o) => o.output ?? '').join('\n'), /Previous response had parsing errors/);
+    const out = scoreRollout(r)[1];
+    assert.equal(out.label, 'bad');
+    assert.ok(out.value !== null && out.value <= VALUES.harnessError);
+    assert.match(out.explanation ?? '', /harness-error/);
+    assert.doesNotMatch(out.explanation ?? '', /error-text/, 'the complaint is named once, as the harness');
+  });
+
+  it('counts SWE-agent and mini-swe-agent format errors, a tool\'s ERROR: line, and a failing command run again', () => {
+    const s = newState();
+    assert.equal(scoreStep(agent(0, null, 'Your output was not formatted correctly. You must always include one discussion and one command as part of your response.', null), s).label, 'bad');
+    assert.equal(scoreStep(agent(1, null, 'Please always provide EXACTLY ONE action in triple backticks, found 2 actions.', null), s).label, 'bad');
+    assert.equal(scoreStep(agent(2, 'str_replace_editor view /nope', 'ERROR: Invalid `path` parameter: /nope. The path /nope does not exist.', null), s).label, 'bad');
+    const first = scoreStep(agent(3, 'pytset -x', 'bash: pytset: command not found', null), s);
+    assert.equal(first.label, 'bad');
+    const again = scoreStep(agent(4, 'pytset -x', 'bash: pytset: command not found', null), s);
+    assert.ok(again.value !== null && again.value <= VALUES.repeatFailed);
+    assert.match(again.explanation ?? '', /repeat-failed/);
   });
 });
