@@ -36,7 +36,7 @@ import { decodeUtf8, makeInput } from '../load';
 import type { FormatId, Rollout } from '../model';
 import { nodeFiles } from '../nodeFiles';
 import { delimitValue, ScanError, skipWs } from './jsonScan';
-import { IndexCancelledError, INDEX_VERSION, NotIndexableError, readCheck, ROW_FORMATS, type BuildIndexOptions, type IndexedRollout, type RolloutIndex } from './rolloutIndex';
+import { IndexCancelledError, INDEX_VERSION, NotIndexableError, readCheck, ROW_FORMATS, type BuildIndexOptions, type IndexedRollout, type RolloutIndex } from './indexBase';
 import { readRange } from './rowLoad';
 import { FAST_SUMMARIZERS, type RowSummarizer, type RowSummary } from './rowSummary';
 
