@@ -88,7 +88,7 @@ describe('e2e: terminal player for a Terminal-Bench 1 trial in code-server', fun
     await page.locator('.editor-group-container .tab.active', { hasText: 'results.json' }).waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.waitFor({ state: 'visible', timeout: 30_000 });
     await input.fill('>Open in Trajectory Inspector');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open in Trajectory Inspector' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');

@@ -133,15 +133,15 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
   async function runCommandAndPick(title: string, pickTitle: string, item: string): Promise<void> {
     const input = page.locator('.quick-input-widget .quick-input-box input');
     await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.waitFor({ state: 'visible', timeout: 30_000 });
     await input.fill(`>${title}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: pickTitle }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: pickTitle }).waitFor({ state: 'visible', timeout: 30_000 });
     await input.fill(item);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: item }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: item }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
-    await input.waitFor({ state: 'hidden', timeout: 10_000 });
+    await input.waitFor({ state: 'hidden', timeout: 30_000 });
   }
 
   before(async function () {

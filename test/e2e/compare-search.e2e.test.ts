@@ -79,9 +79,9 @@ describe('e2e: compare rollouts and search across them', function () {
   /** Runs a palette command; returns once its quick input shows. */
   async function runCommand(title: string): Promise<void> {
     await page.keyboard.press('F1');
-    await input().waitFor({ state: 'visible', timeout: 10_000 });
+    await input().waitFor({ state: 'visible', timeout: 30_000 });
     await input().fill(`>${title}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
   }
 
@@ -97,7 +97,7 @@ describe('e2e: compare rollouts and search across them', function () {
   async function pick(title: string, text: string): Promise<void> {
     await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: 20_000 });
     await input().fill(text);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
   }
 
@@ -167,10 +167,10 @@ describe('e2e: compare rollouts and search across them', function () {
     await closeAllEditors();
     await pane.locator('.monaco-list-row', { hasText: '16 steps' }).first().click({ button: 'right' });
     const item = page.locator('.monaco-menu .action-item', { hasText: 'Compare Rollouts…' }).first();
-    await item.waitFor({ state: 'visible', timeout: 10_000 });
+    await item.waitFor({ state: 'visible', timeout: 30_000 });
     await item.hover();
     await page.keyboard.press('Enter');
-    await item.waitFor({ state: 'hidden', timeout: 10_000 });
+    await item.waitFor({ state: 'hidden', timeout: 30_000 });
     const cmp = await frameWith('ti-compare .row');
     const counts = (await waitUntil(async () => {
       const t = await cmp.locator('[data-count]').allInnerTexts();
@@ -196,10 +196,10 @@ describe('e2e: compare rollouts and search across them', function () {
     await waitUntil(async () => /2 groups/.test(await file.innerText()), 60_000, async () => `the dump was not read: ${await file.innerText()}`);
     if ((await file.getAttribute('aria-expanded')) === 'false') await file.locator('.monaco-tl-twistie').click();
     const group = pane.locator('.monaco-list-row', { hasText: 'group ng-task-0' }).first();
-    await group.waitFor({ state: 'visible', timeout: 10_000 });
+    await group.waitFor({ state: 'visible', timeout: 30_000 });
     await group.click({ button: 'right' });
     const item = page.locator('.monaco-menu .action-item', { hasText: 'Show Group' }).first();
-    await item.waitFor({ state: 'visible', timeout: 10_000 });
+    await item.waitFor({ state: 'visible', timeout: 30_000 });
     await item.hover();
     await page.keyboard.press('Enter');
     const g = await frameWith('ti-compare tbody tr');
@@ -220,7 +220,7 @@ describe('e2e: compare rollouts and search across them', function () {
   it('searches every rollout for a command and opens a result at its step', async () => {
     if (await page.locator('.tabs-container .tab').count()) await closeAllEditors();
     await runCommand('Trajectory Inspector: Search Rollouts…');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search Rollouts' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search Rollouts' }).waitFor({ state: 'visible', timeout: 30_000 });
     await input().fill('python reproduce.py in:command');
     await page.keyboard.press('Enter');
     const search = viewPane(() => page, /^Search Rollouts/i);

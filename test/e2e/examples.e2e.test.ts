@@ -94,9 +94,9 @@ describe('e2e: the examples folder (npm start)', function () {
     await rollouts.sidebar().locator('.composite.title').first().click(); // focus out of the webview
     await page.keyboard.press('F1');
     const palette = page.locator('.quick-input-widget input');
-    await palette.waitFor({ state: 'visible', timeout: 10_000 });
+    await palette.waitFor({ state: 'visible', timeout: 30_000 });
     await palette.fill('>View: Close All Editors');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'View: Close All Editors' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'View: Close All Editors' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
     await waitUntil(async () => (await page.locator('.tabs-container .tab').count()) === 0, 15_000,
       async () => `editors still open: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`);

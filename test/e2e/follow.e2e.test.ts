@@ -60,7 +60,7 @@ describe('e2e: live follow of a session being written', function () {
     await page.locator('.editor-group-container .tab.active', { hasText: 'agent-rollouts.jsonl' }).waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.waitFor({ state: 'visible', timeout: 30_000 });
     await input.fill('>Open in Trajectory Inspector');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open in Trajectory Inspector' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
@@ -78,9 +78,9 @@ describe('e2e: live follow of a session being written', function () {
     const count = web.locator('#step-count');
     // Select step 3, then turn Follow on.
     await web.locator('.step-card[data-index="2"]').click();
-    await web.locator('.step-card[data-index="2"][aria-selected="true"]').waitFor({ timeout: 10_000 });
+    await web.locator('.step-card[data-index="2"][aria-selected="true"]').waitFor({ timeout: 30_000 });
     await web.locator('button.follow-toggle').click();
-    await web.locator('button.follow-toggle[aria-pressed="true"]').waitFor({ timeout: 10_000 });
+    await web.locator('button.follow-toggle[aria-pressed="true"]').waitFor({ timeout: 30_000 });
     for (const upTo of [20, 34, 50, 70]) {
       // As an agent appends: one line at a time.
       for (; written < upTo; written++) fs.appendFileSync(file, toJsonl([all[written]]));

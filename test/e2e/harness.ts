@@ -191,7 +191,7 @@ export async function quickOpen(page: Page, relPath: string): Promise<void> {
   for (let attempt = 1; attempt <= 3; attempt++) {
     await page.keyboard.press('Control+P');
     try {
-      await input.waitFor({ state: 'visible', timeout: 10_000 });
+      await input.waitFor({ state: 'visible', timeout: 30_000 });
       break;
     } catch (e) {
       if (attempt === 3) throw new Error(`Quick Open did not appear after Ctrl+P: ${String(e)}`);

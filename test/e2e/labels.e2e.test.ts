@@ -89,7 +89,7 @@ describe('e2e: label five steps with the keyboard and export them', function () 
   /** Types into the focused quick input (keyboard only: select all, then type). */
   async function typeIntoQuickInput(text: string): Promise<void> {
     const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Control+A');
     await page.keyboard.type(text);
   }
@@ -118,7 +118,7 @@ describe('e2e: label five steps with the keyboard and export them', function () 
     // A note on the last one: n, type, Enter.
     await page.keyboard.press('k');
     await page.keyboard.press('n');
-    await web.locator('.step-card[data-index="6"] .note-input').waitFor({ state: 'visible', timeout: 10_000 });
+    await web.locator('.step-card[data-index="6"] .note-input').waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.type('reads the wrong file');
     await page.keyboard.press('Enter');
 
@@ -165,15 +165,15 @@ describe('e2e: label five steps with the keyboard and export them', function () 
     fs.mkdirSync(path.dirname(out), { recursive: true });
     await page.keyboard.press('F1');
     await typeIntoQuickInput('>Trajectory Inspector: Export Labels');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Export Labels' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Export Labels' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Export Labels: Format' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Export Labels: Format' }).waitFor({ state: 'visible', timeout: 30_000 });
     await typeIntoQuickInput('TRL');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'TRL stepwise supervision' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'TRL stepwise supervision' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
     // The labels hold a neutral one and the setting is unset: the export asks, once, what it becomes.
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Neutral Label' }).waitFor({ state: 'visible', timeout: 10_000 });
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Neutral → `false`' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Neutral Label' }).waitFor({ state: 'visible', timeout: 30_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Neutral → `false`' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.screenshot({ path: path.join(ARTIFACTS, 'labels-export-neutral.png') });
     await page.keyboard.press('Enter');
     // The save dialog: code-server's quick-input file dialog, prefilled with the suggested path.
@@ -242,12 +242,12 @@ describe('e2e: label five steps with the keyboard and export them', function () 
   it('shows the agreement of the two annotators (you and bob) as a report beside the timeline', async () => {
     await page.keyboard.press('F1');
     await typeIntoQuickInput('>Trajectory Inspector: Show Label Agreement');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Show Label Agreement' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Show Label Agreement' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
     // First question: whose labels first (you or bob); the second has one answer left and is skipped.
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Label Agreement: First Labels' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Label Agreement: First Labels' }).waitFor({ state: 'visible', timeout: 30_000 });
     await typeIntoQuickInput('bob');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'bob' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'bob' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
     const report = page.locator('.editor-instance .view-lines', { hasText: 'Label agreement: bob vs' });
     await report.first().waitFor({ state: 'visible', timeout: 20_000 }).catch(async () => {

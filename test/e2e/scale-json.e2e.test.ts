@@ -114,11 +114,11 @@ describe('e2e: a 40 MB JSON array of rollouts in code-server', function () {
     const query = String(arrayItem('nemo', arrayBases('nemo'), 40).instance_id);
     const input = page.locator('.quick-input-widget .quick-input-box input');
     await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.waitFor({ state: 'visible', timeout: 30_000 });
     await input.fill('>Trajectory Inspector: Find in Dump');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Find in Dump' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Find in Dump' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Find in' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Find in' }).waitFor({ state: 'visible', timeout: 30_000 });
     await input.fill(query);
     await page.keyboard.press('Enter');
     const title = page.locator('.quick-input-widget .quick-input-title');

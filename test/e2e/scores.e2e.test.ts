@@ -54,10 +54,10 @@ describe('e2e: step scores in the timeline and on the raw file', function () {
   /** Runs a command from the palette (F1, its title, Enter). */
   async function runCommand(title: string): Promise<void> {
     await page.keyboard.press('F1');
-    await page.locator('.quick-input-widget .quick-input-box input').waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-widget .quick-input-box input').waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.type(`>${title}`);
     const short = title.split(': ').pop()!;
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: short }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: short }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
   }
 
@@ -85,7 +85,7 @@ describe('e2e: step scores in the timeline and on the raw file', function () {
     const low = scored.reduce((a, b) => (b.value! < a.value! ? b : a));
     // Jump from the heat strip to the low step (the step list is virtualized: this renders its card).
     await web.locator(`ti-heatstrip .cell[data-index="${low.index}"]`).click();
-    await web.locator(`.step-card.selected[data-index="${low.index}"]`).waitFor({ state: 'visible', timeout: 10_000 });
+    await web.locator(`.step-card.selected[data-index="${low.index}"]`).waitFor({ state: 'visible', timeout: 30_000 });
     const tag = web.locator(`.step-card[data-index="${low.index}"] .score-tag`);
     assert.equal((await tag.innerText()).replace(/\s+/g, ' ').trim(), `SCORE ${low.value!.toFixed(2)} ${low.label}`);
     assert.ok((await tag.getAttribute('title'))!.includes(low.explanation!), 'the tag explains the score');
@@ -160,10 +160,10 @@ describe('e2e: step scores in the timeline and on the raw file', function () {
     // Select Scorer… → Scorer command… → the command typed into the input box: the open timeline
     // is scored with it at once, and the scorer crashes.
     await runCommand('Trajectory Inspector: Select Scorer');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Scorer command' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Scorer command' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.type('Scorer command');
     await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Scorer command' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Scorer command' }).waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Control+A');
     await page.keyboard.type([process.execPath, FAKE, 'crash-once', mark].join(' '));
     await page.keyboard.press('Enter');

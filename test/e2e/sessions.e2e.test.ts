@@ -138,9 +138,9 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
   async function runCommand(title: string): Promise<void> {
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.waitFor({ state: 'visible', timeout: 30_000 });
     await input.fill(`>${title}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.press('Enter');
   }
 
@@ -196,7 +196,7 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
     const sub = (await loadFile(link.path!)).rollouts[0];
     const subTl = await timelineOf(sub.steps.length);
     const back = subTl.locator('header .rollout-links button.link[data-relation="parent"]');
-    await back.waitFor({ state: 'visible', timeout: 10_000 });
+    await back.waitFor({ state: 'visible', timeout: 30_000 });
     assert.match(await back.innerText(), /^↑ parent: /);
     await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-subagent.png') });
   });
@@ -208,7 +208,7 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
     await sessions.row('mix phx.server doesnt seem to start').click();
     const tl = await timelineOf(before);
     await tl.locator('button.follow-toggle').click();
-    await tl.locator('button.follow-toggle[aria-pressed="true"]').waitFor({ timeout: 10_000 });
+    await tl.locator('button.follow-toggle[aria-pressed="true"]').waitFor({ timeout: 30_000 });
     // The session goes on: the user asks again, the agent runs a command, its result comes back —
     // records shaped as the session's own (its last user and assistant records, new ids).
     const lastUser = [...recs].reverse().find((r) => r.type === 'user' && typeof r.message?.content === 'string');
@@ -245,7 +245,7 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
     const step = parentSession!.steps.find((s) => s.actions.some((a) => a.kind === 'shell' && plain(a.command)))!;
     const command = step.actions.find((a) => a.kind === 'shell' && plain(a.command))!.command!;
     await runCommand('Trajectory Inspector: Search Rollouts…');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search Rollouts' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search Rollouts' }).waitFor({ state: 'visible', timeout: 30_000 });
     await page.locator('.quick-input-widget input').fill(`${command} in:command`);
     await page.keyboard.press('Enter');
     const search = viewPane(() => page, /^Search Rollouts/i);
