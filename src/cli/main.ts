@@ -2,12 +2,13 @@
  * `trajectory-inspector` command line: the headless face of core/.
  *
  *   trajectory-inspector show <file-or-folder> [--json]
- *   trajectory-inspector validate <file-or-folder>
+ *   trajectory-inspector validate <file-or-folder> [--warnings-ok]
  *   trajectory-inspector export --format trl|agentprocessbench|processbench [options] <files…>
  *   trajectory-inspector agreement [options] <files…>
  *   trajectory-inspector sessions [--cwd DIR] [--json] [--root DIR]…
  *
- * Exit codes: 0 success (validate: every rollout valid), 1 invalid input or load error,
+ * Exit codes: 0 success (validate: every rollout valid and no warning, or warnings with
+ * `--warnings-ok`), 1 invalid input, load error (validate: or a warning),
  * 2 usage error.
  */
 import * as path from 'node:path';
@@ -26,7 +27,9 @@ import { outcomeText } from '../shared/outcome';
 
 const USAGE = `Usage:
   trajectory-inspector show <file-or-folder> [--json]   print the rollouts as steps (or one JSON document)
-  trajectory-inspector validate <file-or-folder>        check every rollout; exit 1 with located errors
+  trajectory-inspector validate <file-or-folder> [--warnings-ok]
+                                                        check every rollout; exit 1 with located errors or
+                                                        warnings (--warnings-ok: warnings are printed, exit 0)
 ${SESSIONS_USAGE}
 ${LABEL_USAGE}
 ${REPLAY_USAGE}
@@ -97,7 +100,7 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const [cmd, target, ...rest] = args;
-  const known = cmd === 'show' ? ['--json'] : [];
+  const known = cmd === 'show' ? ['--json'] : cmd === 'validate' ? ['--warnings-ok'] : [];
   const unknownFlag = [...flags].find((f) => !known.includes(f));
   if (!target || rest.length || unknownFlag || (cmd !== 'show' && cmd !== 'validate')) {
     process.stderr.write((unknownFlag ? `unknown option ${unknownFlag}\n` : '') + USAGE + '\n');
@@ -138,17 +141,25 @@ async function run(argv: string[]): Promise<number> {
   // validate
   for (const f of result.files) {
     if (f.issues?.some((i) => !isWarning(i))) continue;
+    const nWarn = f.issues?.filter(isWarning).length ?? 0;
     const steps = f.rollouts.reduce((n, r) => n + countedSteps(r), 0);
     const what = f.job
       ? `job result, ${f.job.trials.length} trial(s) named, ${f.job.trials.filter((t) => t.folder === null).length} without their folder here`
       : `${f.rollouts.length} rollout(s), ${steps} steps`;
-    process.stdout.write(`ok ${f.path} (${f.format}${f.schemaVersion ? ` ${f.schemaVersion}` : ''}: ${what})\n`);
+    const head = nWarn ? `warning ${f.path}` : `ok ${f.path}`;
+    process.stdout.write(`${head} (${f.format}${f.schemaVersion ? ` ${f.schemaVersion}` : ''}: ${what}${nWarn ? `, ${nWarn} warning${nWarn === 1 ? '' : 's'}` : ''})\n`);
   }
   if (result.skipped.length) {
     const names = result.skipped.slice(0, 5).map((p) => path.relative(process.cwd(), p) || p);
     process.stdout.write(`skipped ${result.skipped.length} file(s) that no format reads: ${names.join(', ')}${result.skipped.length > 5 ? ', …' : ''}\n`);
   }
   printFailures(failures);
+  // A warning is something not shown (a trial result not joined, a continuation not read): validate
+  // fails on it unless told warnings are fine.
+  if (warnings.length && !flags.has('--warnings-ok')) {
+    process.stderr.write(`${warnings.length} warning(s); exit 1 (pass --warnings-ok to accept warnings)\n`);
+    return 1;
+  }
   return failures.length ? 1 : 0;
 }
 

@@ -7,7 +7,7 @@
  * `failures` and goes on, so one malformed rollout never hides the others.
  */
 import * as path from 'node:path';
-import { RolloutLoadError, UnknownFormatError, type LocatedIssue } from './errors';
+import { formatIssue, RolloutLoadError, UnknownFormatError, type LocatedIssue } from './errors';
 import { JsonDoc, JsonlLine, LineIndex, splitJsonValues, splitJsonl } from './json';
 import { isJobFolder, isTrialFolder, JOB_COMPANIONS, TRIAL_COMPANIONS, TRIAL_OUTPUT_DIRS, trialAttempts } from './formats/harborLayout';
 import { pickLoader } from './formats/registry';
@@ -231,6 +231,13 @@ export async function loadFile(file: string, files: FileAccess = nodeFiles): Pro
   // Values that load but are not what they claim (timestamps that are no times, …): located warnings.
   const odd = rolloutOddities(file, input.text, rollouts);
   if (odd.length) loaded.issues = [...(loaded.issues ?? []), ...odd];
+  // What a loader noted in a rollout's `metadata.warnings` (a continuation or trial result.json that
+  // could not be read, a trajectory that is a folder) is a located warning of the file, so the CLI,
+  // the Rollouts view and the timeline header all say it.
+  // (Loaders that already list a warning as an issue and repeat it in the metadata say it once.)
+  const said = new Set((loaded.issues ?? []).map(formatIssue));
+  const noted = rollouts.flatMap(metadataWarningIssues).filter((i) => !said.has(i.found));
+  if (noted.length) loaded.issues = [...(loaded.issues ?? []), ...noted];
   // A coding agent's raw session inside a Harbor trial links to the trial's converted ATIF trajectory.
   if (loader.stream) {
     const link = await convertedLink(file, files);
@@ -238,6 +245,22 @@ export async function loadFile(file: string, files: FileAccess = nodeFiles): Pro
   }
   if (input.job) loaded.job = input.job;
   return loaded;
+}
+
+/**
+ * The warnings a loader noted in `rollout.metadata.warnings` (strings; a line indented by two spaces
+ * continues the one before it) as warning issues located at the rollout's file. Empty when none.
+ */
+export function metadataWarningIssues(r: Rollout): LocatedIssue[] {
+  const w = r.metadata?.warnings;
+  if (!Array.isArray(w)) return [];
+  const msgs: string[] = [];
+  for (const line of w) {
+    if (typeof line !== 'string') continue;
+    if (line.startsWith('  ') && msgs.length) msgs[msgs.length - 1] += `; ${line.trim()}`;
+    else msgs.push(line);
+  }
+  return msgs.map((found) => ({ file: r.source.path, line: r.source.line, column: null, pointer: null, expected: 'every file of the rollout readable', found, severity: 'warning' as const }));
 }
 
 /** File names that are rollouts on their own when found in a folder. */
@@ -256,6 +279,12 @@ const V1_FIRST_EVENT = /^event-0{5,}-[0-9a-fA-F-]{8,}\.json$/;
 export interface FoundFile {
   path: string;
   named: boolean;
+  /**
+   * Set when the entry cannot be read as a rollout file at all and must be reported, not skipped: a
+   * folder that cannot be listed (`permission denied (EACCES)`), or a folder where a rollout file is
+   * expected (`agent/trajectory.json` that is a directory). Its words are the issue's `found`.
+   */
+  problem?: { expected: string; found: string };
 }
 
 /** Files whose folder (or the folder above) is a trial: a `.cast` there is that trial's recording, not a rollout of its own. */
@@ -300,9 +329,15 @@ export async function findRolloutFiles(dir: string, files: FileAccess = nodeFile
     if (real === null || visited.has(real)) return;
     visited.add(real);
     const names = (await files.list(d)).sort();
+    if (names.length === 0 && files.listError) {
+      const why = await files.listError(d);
+      if (why) out.push({ path: d, named: true, problem: { expected: 'a readable folder', found: why } });
+    }
+    // A trajectory.json that is a folder is no trajectory: the trial's result.json is read instead.
+    const isFile = async (p: string) => !(await files.isDirectory(p));
     const hasTrajectory =
-      names.includes('trajectory.json') ||
-      (names.includes('agent') && (await files.list(path.join(d, 'agent'))).includes('trajectory.json'));
+      (names.includes('trajectory.json') && (await isFile(path.join(d, 'trajectory.json')))) ||
+      (names.includes('agent') && (await files.list(path.join(d, 'agent'))).includes('trajectory.json') && (await isFile(path.join(d, 'agent', 'trajectory.json'))));
     const runFolder = isTb1RunFolder(names);
     const tb1Trial = isTb1TrialFolder(names);
     const inTrialOfRun = tb1Run !== null && path.dirname(path.dirname(d)) === tb1Run;
@@ -317,6 +352,8 @@ export async function findRolloutFiles(dir: string, files: FileAccess = nodeFile
     for (const name of names) {
       const p = path.join(d, name);
       if (await files.isDirectory(p)) {
+        // A folder named like a rollout file (`agent/trajectory.json/`): said, never a silent gap.
+        if (ROLLOUT_NAME.test(name)) out.push({ path: p, named: true, problem: { expected: 'a rollout file', found: 'a folder' } });
         if (tb1Trial && name === 'agent-logs') continue; // joined into the trial by the tb1 loader
         if (harborAgent || (harborTrial && TRIAL_OUTPUT_DIRS.has(name))) continue;
         if (attempts && name === 'attempts') {
@@ -370,6 +407,10 @@ export async function loadPath(target: string, files: FileAccess = nodeFiles): P
   const result: LoadResult = { files: [], failures: [], skipped: [] };
   const list = (await files.isDirectory(abs)) ? await findRolloutFiles(abs, files) : [{ path: abs, named: true }];
   for (const f of list) {
+    if (f.problem) {
+      result.failures.push({ path: f.path, error: new RolloutLoadError(f.path, null, [{ file: f.path, line: null, column: null, pointer: null, ...f.problem }]) });
+      continue;
+    }
     try {
       result.files.push(await loadFile(f.path, files));
     } catch (e) {

@@ -38,6 +38,16 @@ export const nodeFiles: FileAccess = {
       return null;
     }
   },
+  async listError(path) {
+    try {
+      await fs.readdir(path);
+      return null;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+      return code === 'EACCES' || code === 'EPERM' ? `permission denied (${code})` : `a read error (${code ?? (e as Error).message})`;
+    }
+  },
   async list(path) {
     try {
       return await fs.readdir(path);

@@ -116,6 +116,12 @@ export type EntryState =
       indexing?: { bytes: number; size: number };
       /** A Harbor job result's stats (core `LoadedFile.job`). */
       job?: HarborJob;
+      /**
+       * The file's warnings (core `LoadedFile.issues` of severity warning, formatted: a trial
+       * result.json not joined, a continuation not read), the first WARNINGS_SHOWN of them, and
+       * how many there are; absent when none. The view marks the file with them.
+       */
+      warnings?: { count: number; first: string[] };
     }
   | { kind: 'error'; message: string }
   | { kind: 'large'; bytes: number }

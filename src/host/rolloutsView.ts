@@ -12,7 +12,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { UnknownFormatError } from '../core/errors';
+import { formatIssue, isWarning, UnknownFormatError } from '../core/errors';
 import { describeJob } from '../core/formats/harborJob';
 import { harborScanFilter } from '../core/formats/harborLayout';
 import { nodeFiles } from '../core/nodeFiles';
@@ -464,6 +464,11 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
           item.description = multiFileDescription(rollouts, node.groups);
           item.iconPath = new vscode.ThemeIcon('list-unordered');
         }
+        if (st.warnings) {
+          // Something of the file is not shown (a trial result not joined, a continuation not read): say so.
+          item.description = `${item.description} · ⚠ ${st.warnings.count} ${st.warnings.count === 1 ? 'warning' : 'warnings'}`;
+          item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+        }
         if (st.indexing) {
           item.description = `${item.description} · indexing ${Math.floor((100 * st.indexing.bytes) / Math.max(1, st.indexing.size))}%`;
           item.iconPath = new vscode.ThemeIcon('loading~spin');
@@ -482,6 +487,14 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
         for (const d of node.disagreements ?? []) {
           md.appendMarkdown('\n\n');
           md.appendText(disagreementText(d));
+        }
+        if (st.warnings) {
+          md.appendMarkdown(`\n\n${st.warnings.count} ${st.warnings.count === 1 ? 'warning' : 'warnings'}:`);
+          for (const w of st.warnings.first) {
+            md.appendMarkdown('\n\n- ');
+            md.appendText(w);
+          }
+          if (st.warnings.count > st.warnings.first.length) md.appendMarkdown(`\n\n… (${st.warnings.count - st.warnings.first.length} more: open the file)`);
         }
         if (st.job) {
           for (const l of describeJob(st.job)) {
@@ -637,7 +650,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     node.state =
       loaded.rollouts.length === 0 && !loaded.job
         ? { kind: 'error', message: `Read as ${loaded.format}, but the file holds no rollouts.` }
-        : { kind: 'loaded', format: loaded.format, schemaVersion: loaded.schemaVersion, rollouts: loaded.rollouts.map(treeRollout), ...(loaded.job ? { job: loaded.job } : {}) };
+        : { kind: 'loaded', format: loaded.format, schemaVersion: loaded.schemaVersion, rollouts: loaded.rollouts.map(treeRollout), ...(loaded.job ? { job: loaded.job } : {}), ...fileWarnings(loaded) };
     node.labelBasis = loaded.rollouts.map((r) => ({
       id: r.id,
       steps: r.steps.filter((s) => s.referenceLabel?.value === -1).map((s) => ({ index: s.index, referenceLabel: { value: -1 } })),
@@ -707,4 +720,13 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     this.watcherDisposables.forEach((d) => d.dispose());
     while (this.disposables.length) this.disposables.pop()?.dispose();
   }
+}
+
+/** How many of a file's warnings the Rollouts view's tooltip lists. */
+const WARNINGS_SHOWN = 5;
+
+/** The `warnings` of a loaded file's tree state (see EntryState): the count and the first few, formatted; {} when none. */
+export function fileWarnings(loaded: LoadedFile): { warnings?: { count: number; first: string[] } } {
+  const w = (loaded.issues ?? []).filter(isWarning);
+  return w.length ? { warnings: { count: w.length, first: w.slice(0, WARNINGS_SHOWN).map(formatIssue) } } : {};
 }

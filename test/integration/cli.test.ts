@@ -44,7 +44,7 @@ describe('CLI (dist/cli.js)', function () {
     for (const s of ro.steps) for (const o of s.observations) assert.ok(o.exitCode === null || Number.isInteger(o.exitCode));
   });
 
-  it('show and validate: warnings (a missing subagent transcript, outputs whose calls the file lacks) are said but do not fail', () => {
+  it('show and validate: warnings (a missing subagent transcript, outputs whose calls the file lacks) are said; only validate fails on them, unless --warnings-ok', () => {
     // The census Claude Code session without its subagents folder; the Codex 0.39 file whose last lines answer calls it does not hold.
     const claude = cli('show', censusFile('claude-code/258c7280-ae70-4798-800f-63464d01a85d.jsonl'), '--json');
     assert.equal(claude.code, 0, claude.stderr);
@@ -53,9 +53,14 @@ describe('CLI (dist/cli.js)', function () {
     assert.equal(doc.warnings.length, 1);
     assert.match(doc.warnings[0].message, /:1474:1: expected the transcript of subagent a881341 .* found no such file/);
     assert.match(claude.stderr, /^warning: .*subagent a881341/m);
-    const codex = cli('validate', censusFile('codex-cli/vibecodingtracker_codex.jsonl'));
+    // validate fails on warnings unless told they are fine (--warnings-ok), and says each.
+    const strict = cli('validate', censusFile('codex-cli/vibecodingtracker_codex.jsonl'));
+    assert.equal(strict.code, 1, strict.stderr);
+    assert.match(strict.stdout, /^warning .*vibecodingtracker_codex\.jsonl \(codex-cli.*, 2 warnings\)/m);
+    assert.match(strict.stderr, /2 warning\(s\); exit 1 \(pass --warnings-ok/);
+    const codex = cli('validate', censusFile('codex-cli/vibecodingtracker_codex.jsonl'), '--warnings-ok');
     assert.equal(codex.code, 0, codex.stderr);
-    assert.match(codex.stdout, /^ok .*vibecodingtracker_codex\.jsonl \(codex-cli/m);
+    assert.match(codex.stdout, /^warning .*vibecodingtracker_codex\.jsonl \(codex-cli/m);
     assert.deepEqual([...codex.stderr.matchAll(/^warning: .*:(\d+):\d+ at \/payload\/call_id/gm)].map((m) => m[1]), ['109', '110']);
   });
 
@@ -210,5 +215,27 @@ describe('CLI (dist/cli.js)', function () {
     assert.equal(cli().code, 2);
     assert.equal(cli('frobnicate', 'x').code, 2);
     assert.equal(cli('show', 'x', '--bogus').code, 2);
+  });
+
+  it('validate on a broken Harbor trial: a result.json not joined is a warning line and exit 1, exit 0 with --warnings-ok; a folder named agent/trajectory.json fails', () => {
+    const job = tmpDir('ti-cli-harbor-');
+    const result = fs.readFileSync(sample('harbor-trial-result/thinharness_configure-git-webserver__YfkUhxf_result.json'), 'utf8');
+    const trial = path.join(job, 't1');
+    fs.mkdirSync(path.join(trial, 'agent'), { recursive: true });
+    fs.copyFileSync(sample(ATIF), path.join(trial, 'agent', 'trajectory.json'));
+    fs.writeFileSync(path.join(trial, 'result.json'), result.slice(0, 200));
+    const strict = cli('validate', job);
+    assert.equal(strict.code, 1, strict.stderr);
+    assert.match(strict.stdout, /^warning .*t1\/agent\/trajectory\.json \(atif .*1 warning\)/m);
+    assert.match(strict.stderr, /^warning: .*trial result .*t1\/result\.json was not joined/m);
+    const ok = cli('validate', job, '--warnings-ok');
+    assert.equal(ok.code, 0, ok.stderr);
+    const t2 = path.join(job, 't2');
+    fs.mkdirSync(path.join(t2, 'agent', 'trajectory.json'), { recursive: true });
+    fs.writeFileSync(path.join(t2, 'result.json'), result);
+    const dir = cli('validate', job, '--warnings-ok');
+    assert.equal(dir.code, 1, dir.stdout);
+    assert.match(dir.stderr, /t2\/agent\/trajectory\.json: expected a rollout file, found a folder/);
+    assert.match(dir.stdout, /t2\/result\.json/);
   });
 });

@@ -663,7 +663,10 @@ export const harborTrialResultLoader: FormatLoader = {
     if (finalDir) candidates.unshift(path.join(finalDir, 'agent', 'trajectory.json'));
     for (const candidate of candidates) {
       const text = await input.files.readText(candidate);
-      if (text === null) continue;
+      if (text === null) {
+        if (await input.files.isDirectory(candidate)) warnings.push(`${candidate} is a folder, not a trajectory file; showing the trial result only`);
+        continue;
+      }
       try {
         const rollout = await loadTrajectory(JsonDoc.parse(candidate, text), input.files, trial, (input.issues ??= []));
         rollout.metadata.openedFrom = input.path;

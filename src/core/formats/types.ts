@@ -20,6 +20,12 @@ export interface FileAccess {
   isDirectory(path: string): Promise<boolean>;
   /** Entry names of a directory ([] when absent). */
   list(path: string): Promise<string[]>;
+  /**
+   * Why the directory cannot be listed (`permission denied (EACCES)`), or null when it can (or is
+   * absent); folder scans report such a folder instead of skipping it. Optional: without it a
+   * folder that cannot be listed reads as empty.
+   */
+  listError?(path: string): Promise<string | null>;
   /** The path with symlinks resolved, or null when it does not resolve; folder scans use it to visit each folder once. */
   realpath?(path: string): Promise<string | null>;
 }
