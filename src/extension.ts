@@ -29,7 +29,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(output, labels, timelines, rollouts, registerCommands(timelines, rollouts));
   replay = registerReplay(context, timelines, output);
   context.subscriptions.push(replay);
-  // Compare, group view and workspace search (issue 8).
+  // Compare, group view and workspace search.
   const compare = new ComparePanels(context.extensionUri, output, timelines, (f) => labels.locate(f).journal, async (items) => (await timelines.scoring?.scoresFor(items)) ?? new Map());
   let sessions: SessionsView | null = null;
   const search = new SearchView(rollouts, timelines, output, context.workspaceState, async () => (sessions ? sessions.sessionFiles() : []));
@@ -50,7 +50,7 @@ export function activate(context: vscode.ExtensionContext): void {
     );
   }
   context.subscriptions.push(registerDumpSearch(timelines, output));
-  // Claude Code and Codex CLI sessions recorded in the workspace's folders (issue 13).
+  // Claude Code and Codex CLI sessions recorded in the workspace's folders.
   sessions = new SessionsView(output, context.globalStorageUri);
   context.subscriptions.push(sessions);
 }

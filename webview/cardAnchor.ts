@@ -1,6 +1,6 @@
 /**
  * Keeps a step card where it is on screen while the cards around it change height (a sliced
- * rollout's cards grow when their full steps arrive, issue 7): what the browser's scroll anchoring
+ * rollout's cards grow when their full steps arrive): what the browser's scroll anchoring
  * does for a plain list, done by hand for the virtualized timeline (window scrolling, cards placed
  * by the virtualizer). Also puts a card back in its place when a re-created webview restores a view.
  */

@@ -1,5 +1,5 @@
 /**
- * The webview's store of full steps of a sliced rollout (issue 7). The `rollout` message of a large
+ * The webview's store of full steps of a sliced rollout. The `rollout` message of a large
  * rollout holds step heads (src/shared/stepHeads.ts); the timeline asks this store for the full
  * steps of the cards it renders and for the steps around them (`want`), and the store asks the host
  * for the ones missing (`stepSlice`), in chunks of CHUNK_STEPS aligned steps, never twice while

@@ -1,5 +1,5 @@
 /**
- * Clamping of absurd escape-sequence parameters before a terminal emulator sees them (issue 18).
+ * Clamping of absurd escape-sequence parameters before a terminal emulator sees them.
  *
  * A CSI sequence `ESC [ params intermediates final` (ECMA-48 §5.4; also the 8-bit CSI `0x9B`) may
  * carry numbers up to 2^31-1. Terminal emulators (xterm.js, @xterm/headless) do the work those

@@ -39,7 +39,7 @@ export const FormatId = z.enum([
   'processbench',
   'prm800k',
   'trl-stepwise',
-  // coding-agent sessions (issue 13)
+  // coding-agent sessions
   'claude-code',
   'codex-cli',
   'gemini-cli',

@@ -1,6 +1,5 @@
 /**
- * Checks every loader's rollouts for values that load but are not what they claim to be (issue 18
- * item 6), and says so with located warnings (`LocatedIssue.severity` `warning`): the rollout is
+ * Checks every loader's rollouts for values that load but are not what they claim to be, and says so with located warnings (`LocatedIssue.severity` `warning`): the rollout is
  * shown as recorded.
  *
  * - a step `timestamp` that is not an ISO-8601 time (`formats/util.ts` `timestampProblem`), located

@@ -147,7 +147,7 @@ async function sortRollouts(rollouts: RolloutsView, key?: unknown): Promise<void
  * the argument (`all`, `passed`, `failed`, `unknown`) is applied without asking.
  */
 async function filterRollouts(rollouts: RolloutsView, filter?: unknown): Promise<void> {
-  // Outcome filters plus reward / length / format / task / label refinements (issue 8).
+  // Outcome filters plus reward / length / format / task / label refinements.
   return filterRolloutsPick(rollouts, filter);
 }
 

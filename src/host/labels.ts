@@ -1,5 +1,5 @@
 /**
- * Step labels in VS Code (issue 6): one `LabelSession` (core's journal store plus the unsaved queue)
+ * Step labels in VS Code: one `LabelSession` (core's journal store plus the unsaved queue)
  * per open rollout file, shared by every timeline of that file; the annotator name from the
  * settings; a file watcher per journal folder so labels another window (or `git pull`) appends show
  * up; write errors as notifications with a Retry.

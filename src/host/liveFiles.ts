@@ -1,5 +1,5 @@
 /**
- * The files timelines follow (live follow, issue 13), shared with the Rollouts view: a followed
+ * The files timelines follow (live follow), shared with the Rollouts view: a followed
  * session grows every few seconds, and the view would read the whole file again at every change to
  * update its step count. Instead it takes the rollouts the timeline already read (`get`) and is
  * told when they change (`onChange`, at most twice a second per file). Nothing here imports

@@ -1,6 +1,6 @@
 /**
- * Filter Rollouts…: one quick pick with the outcome filters (as before) and the refinements of
- * issue 8 — reward range, step range, format, task text, label state (has a bad step, unlabelled,
+ * Filter Rollouts…: one quick pick with the outcome filters (as before) and the refinements —
+ * reward range, step range, format, task text, label state (has a bad step, unlabelled,
  * labelled) and score state — plus "Clear all filters". Each choice applies at once; ranges and
  * task text are typed in an input box (`0.5`, `0.2-0.8`, `<=3`). The pick's own box also takes a line
  * in the search syntax of Search Rollouts… (`reward>=0.5 outcome:failed task`), applied as one.

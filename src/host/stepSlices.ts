@@ -1,10 +1,10 @@
 /**
- * The timeline's side of step slicing (issue 7): turns the `rollout` message of a large rollout into
+ * The timeline's side of step slicing: turns the `rollout` message of a large rollout into
  * step heads (cached per rollout object, so a webview shown again does not rebuild them) and answers
  * the webview's `stepSlice` requests from the rollout in memory (for an indexed dump, the rollout
  * read when it was shown). The logic is src/shared/stepHeads.ts; nothing here imports `vscode`.
  *
- * A followed rollout (live follow, issue 13) changes by its last steps: `update` gives the steps of
+ * A followed rollout (live follow) changes by its last steps: `update` gives the steps of
  * a `rolloutUpdate` (heads when the rollout is sliced) from the sizes it keeps per step, so an
  * append costs the new steps' work, not the whole rollout's. A rollout that grows past the slicing
  * size while followed is sliced from then on (its earlier steps stay whole in the webview).

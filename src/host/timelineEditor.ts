@@ -4,7 +4,7 @@
  * the webview's `ready`, then posts the rollout (or the load error with its located issues).
  * Nothing a file contains can throw into the host: every failure becomes a `loadError` message.
  *
- * Live follow (issue 13, docs/live-follow.md): a JSONL file whose format has an incremental reader
+ * Live follow(docs/live-follow.md): a JSONL file whose format has an incremental reader
  * (`FormatLoader.stream`) is opened through core `JsonlFollower`: the first steps are shown from its
  * first part, the rest is read in slices on this thread (FollowLoop), and the file is then watched
  * and read from its last offset as it grows; new and changed steps go to the webview as
@@ -102,7 +102,7 @@ export class TimelinePanel implements vscode.Disposable {
   /** Newest label request of the webview handled (echoed in `labels`). */
   private labelSeq: number | null = null;
   private labelOpenSeq = 0;
-  /** Step heads of a large rollout and the answers to the webview's `stepSlice` requests (issue 7). */
+  /** Step heads of a large rollout and the answers to the webview's `stepSlice` requests. */
   private readonly slices = new StepSlices();
   /** The file followed through its loader's incremental reader (live follow); null when read whole. */
   private follower: JsonlFollower | null = null;
@@ -725,7 +725,7 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
   /** Link targets to select when a file's editor opens (a link followed from another timeline). */
   private readonly pendingLinks = new Map<string, RolloutLink>();
   private readonly disposables: vscode.Disposable[] = [];
-  /** Step scores (issue 4): told when a timeline shows a rollout and when it closes. */
+  /** Step scores: told when a timeline shows a rollout and when it closes. */
   scoring: ScoringService | null = null;
 
   constructor(

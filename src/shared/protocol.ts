@@ -89,13 +89,13 @@ export interface PersistedState {
   /** Timeline scroll position (CSS px from the top) of the rollout `rolloutId`. Absent = reveal the selected step. */
   scrollY?: number;
   /**
-   * A sliced rollout (issue 7) is restored by the step at the top of the view instead, since its
+   * A sliced rollout is restored by the step at the top of the view instead, since its
    * cards change height as their content arrives: that step's index and its card's top (CSS px from
    * the viewport's top). Absent = use `scrollY`.
    */
   scrollStep?: number;
   scrollStepTop?: number;
-  /** Follow (live follow, issue 13) was on for the rollout `rolloutId`: the newest step is kept in view. Absent = off. */
+  /** Follow (live follow) was on for the rollout `rolloutId`: the newest step is kept in view. Absent = off. */
   follow?: boolean;
 }
 
@@ -155,7 +155,7 @@ export interface RolloutMessage {
   selectStep: number | null;
   config: ViewConfig;
   /**
-   * Set when the rollout is large (issue 7): `rollout.steps` are then step HEADS (the Step shape,
+   * Set when the rollout is large: `rollout.steps` are then step HEADS (the Step shape,
    * long texts cut to a preview) and the webview asks for the full steps it shows (`stepSlice` →
    * `steps`). Absent: the steps are whole.
    */
@@ -171,7 +171,7 @@ export interface RolloutMessage {
 }
 
 /**
- * How a timeline keeps up with its file (live follow, issue 13; docs/live-follow.md).
+ * How a timeline keeps up with its file (live follow; docs/live-follow.md).
  * - `mode`: `stream` = read from the last offset as the file grows (its format has an incremental
  *   reader, `FormatLoader.stream`); `reload` = read again from the start after it changed, at most
  *   every few seconds (other formats).
@@ -326,7 +326,7 @@ export interface CastMessage {
 }
 
 /**
- * The labels of the rollout shown (issue 6), from the label store: sent after the rollout, after
+ * The labels of the rollout shown, from the label store: sent after the rollout, after
  * every change this window makes, and after another window appended to the journal. Also the answer
  * to `setLabel` / `markFirstError` / undo / redo (a write that failed comes back with `error` set
  * and the labels as they are on disk plus the unsaved ones, see `unsaved`).
@@ -371,7 +371,7 @@ export interface LabelActionNotification {
   action: LabelAction;
 }
 
-// ---------------------------------------------------------------- replay (issue 5)
+// ---------------------------------------------------------------- replay
 
 /** Replay verdict of one rollout step (the worst of its commands): see core/replay/compare. */
 export type ReplayStepStatus = 'pending' | 'running' | 'same' | 'differs' | 'not-replayable';
@@ -421,7 +421,7 @@ export interface StepScoreView {
 }
 
 /**
- * The per-step scores of the rollout shown (issue 4), from the scorer (or its cache): sent after
+ * The per-step scores of the rollout shown, from the scorer (or its cache): sent after
  * the rollout, as partial results arrive, and when scoring ends. `state` says where scoring is;
  * `error` why it failed (then `steps` holds only scores that were validated before, usually none).
  * Step scores are a scorer's opinion of each step, distinct from the rollout's outcome reward.

@@ -1,5 +1,5 @@
 /**
- * Step heads and slices of a large rollout (issue 7): the host sends a rollout whose serialized size
+ * Step heads and slices of a large rollout: the host sends a rollout whose serialized size
  * passes SLICE_MIN_CHARS as step HEADS (every step in the Step shape, its long texts cut to a short
  * preview) and answers the webview's `stepSlice` requests with the full steps it shows. Everything
  * that reads steps without their long texts (heat strip, scroll marks, castTime sync, labels,

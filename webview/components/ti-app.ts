@@ -9,14 +9,14 @@
  *
  * Keys: j / ↓ next, k / ↑ previous, g / Home first, G / End last, o / Space expand/collapse the
  * selected step, s show the selected step in the source file, p play/pause the recording.
- * Labelling (issue 6; `?` shows them all): 1 / + good, 2 / 0 neutral, 3 / - bad, x / Delete clear,
+ * Labelling (`?` shows them all): 1 / + good, 2 / 0 neutral, 3 / - bad, x / Delete clear,
  * f first error, n note, v rollout verdict (cycles good → neutral → bad → none), u / Ctrl+Z undo,
  * U / Ctrl+Shift+Z / Ctrl+Y redo, Enter: on a step the user has labelled, go to the next
  * unlabelled step; on an unlabelled one, expand/collapse it (its old meaning). A label key writes
  * at once (the host appends it to the journal), so nothing is pending and nothing can be lost by
  * moving on without Enter. Each key is also a command (the host sends `labelAction`).
  *
- * Live follow (issue 13): a file that grows gets `rolloutUpdate` messages (new steps appended, changed
+ * Live follow: a file that grows gets `rolloutUpdate` messages (new steps appended, changed
  * last steps replaced; nothing else is rendered again, so the selection, expanded cards, scroll
  * position and labels stay). The Follow toggle in the header keeps the newest step in view while on,
  * like `tail -f` / `less +F`: off when a rollout opens; on with the button, the Toggle Follow command,
@@ -719,7 +719,7 @@ export class TiApp extends LitElement {
   @state() private cast: CastState | null = null;
   /** The labels of the rollout shown, as the host last sent them (null until they come). */
   @state() private labelsMsg: LabelsMessage | null = null;
-  /** Step scores of the rollout shown (issue 4); null until the host sends some. */
+  /** Step scores of the rollout shown; null until the host sends some. */
   @state() private scoresMsg: ScoresMessage | null = null;
   /** Label changes sent to the host and not answered yet (shown at once). */
   @state() private sentChanges: SentChange[] = [];
@@ -729,7 +729,7 @@ export class TiApp extends LitElement {
   @state() private editingNote: number | null = null;
   /** A short message in the label row (e.g. "every step is labelled"), cleared by the next key. */
   @state() private flash: string | null = null;
-  /** Replay state of the rollout shown (issue 5); null before the host sent one. */
+  /** Replay state of the rollout shown; null before the host sent one. */
   @state() private replay: ReplayStateMessage | null = null;
   /** Follow (live follow): the newest step is kept in view as the file grows. */
   @state() private follow = false;
@@ -788,7 +788,7 @@ export class TiApp extends LitElement {
   /** Step marks of the current rollout, computed once per rollout object. */
   private marksFor: { rollout: Rollout; marks: StepMark[]; view: PlayerMark[] } | null = null;
   private dockObserver: ResizeObserver | null = null;
-  /** Full steps of a sliced (large) rollout, asked for as their cards come into view (issue 7). */
+  /** Full steps of a sliced (large) rollout, asked for as their cards come into view. */
   readonly stepStore = new StepStore({ post: (m) => post(m) });
   /** Cards the virtualizer renders now (its last `rangeChanged`), and the timer that asks for their steps. */
   private range: { first: number; last: number } | null = null;

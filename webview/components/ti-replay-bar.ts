@@ -1,5 +1,5 @@
 /**
- * Replay controls in the timeline (issue 5):
+ * Replay controls in the timeline:
  * - `<ti-replay-bar>`: Start / Step / Continue / Stop / Step back / Restart / Close, the image and
  *   mode, the next step and the first divergence; or why replay is unavailable (untrusted workspace).
  * - `<ti-replay-status>`: one step's verdict in its card (same / differs / not replayable, "state

@@ -140,7 +140,7 @@ export type OpenLinkEvent = CustomEvent<{ index: number; link: number }>;
 /** Fired when the note editor is done: `note` is the text to save, or undefined when cancelled. */
 export type NoteDoneEvent = CustomEvent<{ index: number; note?: string | null }>;
 
-/** A step's replay verdict and controls (issue 5), rendered by `<ti-replay-status>`. */
+/** A step's replay verdict and controls, rendered by `<ti-replay-status>`. */
 export interface StepReplay {
   view: ReplayStepView | null;
   replayable: boolean;
@@ -645,7 +645,7 @@ export class TiStepCard extends LitElement {
       color: var(--vscode-descriptionForeground);
       font-size: 12px;
     }
-    /* Step score (issue 4): a rounded tag on the value's heat colour and a faint tint of the card. */
+    /* Step score: a rounded tag on the value's heat colour and a faint tint of the card. */
     .card.scored {
       background: color-mix(in srgb, var(--heat) 7%, var(--vscode-editor-background));
     }
@@ -671,7 +671,7 @@ export class TiStepCard extends LitElement {
     .score-tag .score-label {
       color: var(--vscode-descriptionForeground);
     }
-    /* A step of a sliced rollout whose full content has not come yet (issue 7). */
+    /* A step of a sliced rollout whose full content has not come yet. */
     .slice-loading {
       font-size: 12px;
       color: var(--vscode-descriptionForeground);
@@ -699,7 +699,7 @@ export class TiStepCard extends LitElement {
   @property({ type: Boolean }) editingNote = false;
   /** Replay verdict and controls of this step; null when replay has nothing for it. */
   @property({ attribute: false }) replay: StepReplay | null = null;
-  /** The step's score from the scorer (issue 4), its range and scorer; null when not scored. */
+  /** The step's score from the scorer, its range and scorer; null when not scored. */
   @property({ attribute: false }) score: StepScoreView | null = null;
   @property({ attribute: false }) scoreRange: [number, number] | null = null;
   @property({ attribute: false }) scorer: ScoresMessage['scorer'] = null;

@@ -408,7 +408,7 @@ export const MAX_EVENT_SECONDS = 1e9;
 const KNOWN_CODES = new Set(['o', 'i', 'm', 'r', 'x']);
 
 /**
- * Located warnings for what loads but is odd (issue 18 item 6): a header size past
+ * Located warnings for what loads but is odd: a header size past
  * MAX_SCREEN_COLS×MAX_SCREEN_ROWS (the player clamps it), event times that go back (v2 times are
  * absolute) or lie past MAX_EVENT_SECONDS, and unknown event codes. At most 20 of each kind are
  * located; the rest are counted in one more warning.

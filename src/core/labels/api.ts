@@ -1,5 +1,5 @@
 /**
- * The label store's types and API (issue 6): what src/core/labels/journal.ts implements and what
+ * The label store's types and API: what src/core/labels/journal.ts implements and what
  * the host (src/host/labels.ts) and the CLI use. Pure TypeScript, no vscode import.
  *
  * Storage: one append-only JSON Lines journal per rollout file, at

@@ -1,5 +1,5 @@
 /**
- * Dataset records whose own labels contradict each other (issue 19 item 4): a ProcessBench item
+ * Dataset records whose own labels contradict each other: a ProcessBench item
  * whose final answer is wrong (`final_answer_correct: false`) while its `label` says no step is
  * wrong (−1), an AgentProcessBench row whose labelled steps are all +1 while its `final_label` is
  * −1. The loaders (src/core/formats/processLabels.ts) record such a conflict on the rollout

@@ -1,7 +1,7 @@
 /**
  * The message reader both Node ends of the scorer protocol use on a scorer's stdout (the client in
  * ./client.ts and the conformance kit in ./check.ts): vscode-jsonrpc's StreamMessageReader with two
- * guards a scorer process cannot be trusted to keep (issue 18 item 7):
+ * guards a scorer process cannot be trusted to keep:
  *
  * - a size cap: a message whose `Content-Length` is over `maxMessageBytes` is refused as soon as its
  *   header is read (before its body is buffered), so a 100 MB reply is never held nor cached;

@@ -1,5 +1,5 @@
 /**
- * Which step of a rollout a raw-file hit belongs to (Find in Dump, issue 21 item 2), and the hit's
+ * Which step of a rollout a raw-file hit belongs to (Find in Dump), and the hit's
  * text as the agent saw it. A step's source range does not always cover every byte of its step: an
  * OpenAI Responses row keeps the assistant's message and its `function_call` as separate items (the
  * step's range is the message's), a SWE-agent file repeats each command in `history`. So the step is

@@ -1,5 +1,5 @@
 /**
- * Commands of issue 8 (ids are a contract with package.json, the e2e tests and keybindings):
+ * Compare, group and search commands (ids are a contract with package.json, the e2e tests and keybindings):
  * - Compare Rollouts…: the two rollouts selected in the Rollouts view (context menu, title bar or
  *   palette), else picked (from the view's rollouts, or files); argument
  *   `{ left: {path, index}, right: {path, index} }` skips the questions.

@@ -1,5 +1,5 @@
 /**
- * The compare and group webview panels (issue 8): two rollouts side by side with their steps
+ * The compare and group webview panels: two rollouts side by side with their steps
  * aligned (core `alignRollouts`), or every rollout of one GRPO group with where each first parts from
  * the best. Each panel loads its rollout files with core `loadFile`, reads their labels from the
  * label journals (read-only), builds its message with ./compareView.ts and posts it when the webview

@@ -1,5 +1,5 @@
 /**
- * Which image the editor replays a rollout in, and why (issue 21 item 1). The user's explicit
+ * Which image the editor replays a rollout in, and why. The user's explicit
  * choices win over what a rollout names (a recorded image often lives in a registry this engine
  * cannot reach, e.g. SWE-agent's "tiny"): in order, the image picked for this file after a failure
  * (*Use Another Image…*, remembered per file), the longest matching

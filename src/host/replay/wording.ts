@@ -1,5 +1,5 @@
 /**
- * The one wording of a replayed step's verdict (issue 21 item 8): the terminal's verdict line, the
+ * The one wording of a replayed step's verdict: the terminal's verdict line, the
  * diff editor's title, the raw file's end-of-line decoration and the diff documents' header all
  * say the same thing in the same words, e.g. `differs: exit code 0 → 127`, `same · exit code 0`,
  * `differs: ran past the step timeout (stopped) · exit code 137`. Also which terminals of failed

@@ -1,5 +1,5 @@
 /**
- * Composition of the step-score features (issue 4): the scoring service, its hookup to the
+ * Composition of the step-score features: the scoring service, its hookup to the
  * timelines, the raw-file decorations / hover / CodeLens, the status bar and the commands.
  */
 import * as vscode from 'vscode';

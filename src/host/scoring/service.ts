@@ -241,7 +241,7 @@ export class ScoringService implements vscode.Disposable {
   }
 
   /**
-   * Rollouts of a followed file changed by their last steps (live follow, issue 13): `changedFrom`
+   * Rollouts of a followed file changed by their last steps (live follow): `changedFrom`
    * maps a rollout id to its first new or changed step. The scores of the steps before it are kept
    * (those steps did not change), the later ones dropped, and the rollout's scores no longer claim
    * to be of its whole content (Score again scores it as it is now); no scoring starts by itself.

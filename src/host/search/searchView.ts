@@ -1,5 +1,5 @@
 /**
- * The "Search Rollouts" view (issue 8): runs core `searchRollouts` over every rollout file the
+ * The "Search Rollouts" view: runs core `searchRollouts` over every rollout file the
  * Rollouts view found, with VS Code's own ripgrep (src/host/search/ripgrep.ts), and shows the
  * results as they stream in, as a tree of rollout → step. Clicking a step opens the rollout in the
  * timeline at that step. A notification shows progress and cancels; a new search cancels the one
