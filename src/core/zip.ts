@@ -18,12 +18,18 @@
  */
 import { buffer as readAll } from 'node:stream/consumers';
 import { crc32 } from 'node:zlib';
-import { decompress as zstdDecompress } from 'fzstd';
+import { Decompress as ZstdDecompress } from 'fzstd';
 import * as yauzl from 'yauzl';
 import type { LocatedIssue } from './errors';
 
 /** Largest uncompressed entry read; mirrors load.ts MAX_FILE_BYTES (decoded text must fit one V8 string). */
 export const MAX_ENTRY_BYTES = 500 * 1024 * 1024;
+
+/**
+ * Default budget of bytes inflated from one archive, all entries together (a decompression bomb of
+ * honest-sized entries stops here). Bytes.
+ */
+export const MAX_INFLATED_BYTES = 2 * 1024 * 1024 * 1024;
 
 /** ZIP compression methods read (Inspect's `_util/zip_common.py` `ZipCompressionMethod`). */
 const METHOD_STORED = 0;
@@ -70,11 +76,14 @@ export class ZipArchive {
   readonly names: readonly string[];
   private readonly byName = new Map<string, { entry: ZipEntry; raw: yauzl.Entry }>();
   private readonly byDir = new Map<string, string[]>();
+  /** Bytes inflated from this archive so far (all entries read). */
+  private inflated = 0;
 
   private constructor(
     private readonly zip: yauzl.ZipFile,
     raw: yauzl.Entry[],
     private readonly maxEntryBytes: number,
+    private readonly maxInflatedBytes: number,
   ) {
     this.entries = raw.map((r) => {
       const entry: ZipEntry = {
@@ -101,13 +110,13 @@ export class ZipArchive {
    * @throws ZipError when the directory is missing or unreadable; `truncated` (with the entry the
    *   cut falls in, or the last complete entries) when the archive is cut short.
    */
-  static async open(bytes: Uint8Array, options: { maxEntryBytes?: number } = {}): Promise<ZipArchive> {
+  static async open(bytes: Uint8Array, options: { maxEntryBytes?: number; maxInflatedBytes?: number } = {}): Promise<ZipArchive> {
     const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const raw: yauzl.Entry[] = [];
     try {
       const zip = await yauzl.fromBufferPromise(buf, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true });
       for await (const entry of zip.eachEntry()) raw.push(entry);
-      return new ZipArchive(zip, raw, options.maxEntryBytes ?? MAX_ENTRY_BYTES);
+      return new ZipArchive(zip, raw, options.maxEntryBytes ?? MAX_ENTRY_BYTES, options.maxInflatedBytes ?? MAX_INFLATED_BYTES);
     } catch (e) {
       const message = (e as Error).message;
       const local = scanLocalHeaders(bytes);
@@ -127,7 +136,10 @@ export class ZipArchive {
 
   /**
    * Decompressed bytes of an entry (stored, DEFLATE or Zstandard), checked against the directory's
-   * size and CRC-32.
+   * size and CRC-32. Inflating stops as soon as the output passes the size the directory declares
+   * (yauzl's `validateEntrySizes` for DEFLATE, a count here for zstd), and an entry that would take
+   * the archive past its inflate budget (`maxInflatedBytes`, all entries read together) is refused
+   * before it is inflated.
    * @throws ZipError naming the entry.
    */
   async bytes(name: string): Promise<Uint8Array> {
@@ -139,6 +151,9 @@ export class ZipArchive {
     };
     if (raw.isEncrypted()) fail('an encrypted entry');
     if (e.size > this.maxEntryBytes) fail(`an entry of ${e.size} bytes (at most ${this.maxEntryBytes} are read)`);
+    if (this.inflated + e.size > this.maxInflatedBytes) {
+      fail(`an entry of ${e.size} bytes after ${this.inflated} bytes already inflated from this archive (at most ${this.maxInflatedBytes} are inflated per file)`);
+    }
     if (e.method !== METHOD_STORED && e.method !== METHOD_DEFLATE && e.method !== METHOD_ZSTD) {
       fail(`compression method ${e.method} (this reader knows stored, deflate and zstd)`);
     }
@@ -152,15 +167,16 @@ export class ZipArchive {
     }
     let data: Uint8Array;
     try {
-      data = await readAll(stream);
-      if (e.method === METHOD_ZSTD) data = zstdDecompress(data);
+      data = e.method === METHOD_ZSTD ? await inflateZstd(stream, e.size, name) : await readAll(stream);
     } catch (err) {
+      if (err instanceof ZipError) throw err;
       const what = e.method === METHOD_ZSTD ? 'corrupt zstd data' : e.method === METHOD_DEFLATE ? 'corrupt deflate data' : 'unreadable data';
       return fail(`${what} (${(err as Error).message})`);
     }
     // yauzl checks the size of the data it decodes, not of zstd data it hands over raw.
     if (data.length !== e.size) fail(`${data.length} bytes after decompression where the directory says ${e.size}`);
     if (crc32(data) !== e.crc32) fail('a CRC-32 mismatch (the entry is corrupt)');
+    this.inflated += data.length;
     return data;
   }
 
@@ -173,6 +189,42 @@ export class ZipArchive {
       throw new ZipError('bytes that are not UTF-8 text', name);
     }
   }
+}
+
+/**
+ * Decompresses a zstd entry chunk by chunk, stopping (and destroying the stream) as soon as the
+ * output passes `declared` bytes, so a small frame that claims a small size cannot inflate to gigabytes.
+ * @throws ZipError naming the entry when the output passes `declared`; other errors for corrupt data.
+ */
+async function inflateZstd(stream: NodeJS.ReadableStream & { destroy?: () => void }, declared: number, name: string): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  let over = false;
+  const z = new ZstdDecompress((chunk) => {
+    if (over) return;
+    total += chunk.length;
+    if (total > declared) over = true;
+    else parts.push(chunk);
+  });
+  const tooBig = (): ZipError =>
+    new ZipError(`more than ${declared} bytes after decompression where the directory says ${declared} (inflating stopped at ${total})`, name);
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    // Feed in small slices so one pushed chunk cannot inflate far past the declared size.
+    for (let i = 0; i < chunk.length && !over; i += 4096) z.push(chunk.subarray(i, i + 4096));
+    if (over) {
+      stream.destroy?.();
+      throw tooBig();
+    }
+  }
+  z.push(new Uint8Array(0), true);
+  if (over) throw tooBig();
+  const out = new Uint8Array(total);
+  let p = 0;
+  for (const part of parts) {
+    out.set(part, p);
+    p += part.length;
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

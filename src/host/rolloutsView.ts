@@ -517,7 +517,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     const uri = this.uriOf(node.path);
     item.id = node.id;
     item.description = describeCounts(s.steps, s.reward, s.resolved, s.derived, s.status ?? null);
-    if (s.exception) item.description += ` · ${s.exception}`;
+    if (s.exception && s.exception !== s.status) item.description += ` · ${s.exception}`; // a Harbor status is its exception: said once
     // A trial a Harbor job result names without its folder: only the job's word for it.
     if (s.format === 'harbor-job') item.description += ' · folder not here';
     item.iconPath = s.exception ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')) : passIcon(passState(s));

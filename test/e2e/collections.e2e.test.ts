@@ -195,7 +195,7 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
     await waitRow(CENSUS_JOB_DIR, /1 trial · 0 passed · mean reward 0\.0 · 1 errored/);
     await expand(CENSUS_JOB_DIR);
     await expand('check-brickmake-rule-semantics-r');
-    await waitRow(CENSUS_TRIAL, /0 steps · reward 0\.0 · — · NonZeroAgentExitCodeError · folder not here/);
+    await waitRow(CENSUS_TRIAL, /0 steps · reward 0\.0 · NonZeroAgentExitCodeError · folder not here/);
     await page.mouse.move(0, 0);
     await sidebar().screenshot({ path: path.join(ARTIFACTS, 'collections-harbor-job.png') });
   });

@@ -8,7 +8,6 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { deflateRawSync } from 'node:zlib';
 import { RolloutLoadError } from '../../../src/core/errors';
 import { inspectLoader, scoreValueToNumber } from '../../../src/core/formats/inspect';
 import { loadFile, makeInput } from '../../../src/core/load';
@@ -16,6 +15,7 @@ import { nodeFiles } from '../../../src/core/nodeFiles';
 import { ZipArchive, type ZipEntry } from '../../../src/core/zip';
 import type { Rollout, Step } from '../../../src/core/model';
 import { position, sample, sampleJson, tmpDir } from '../samples';
+import { writeZip, type Entry } from '../zipWriter';
 
 const READ_JSON = 'inspect/log_read_sample.json';
 const READ_EVAL = 'inspect/log_read_sample.eval';
@@ -23,11 +23,6 @@ const TOOL_ERR = 'inspect/log_tool_call_error.json';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: ZIP entries of the real .eval, and a small ZIP writer for generated variants
-
-interface Entry {
-  name: string;
-  data: Buffer;
-}
 
 /** The entries of a real .eval, decompressed, in archive order. */
 async function evalEntries(rel = READ_EVAL): Promise<Entry[]> {
@@ -44,81 +39,6 @@ function entryJson(entries: Entry[], name: string): any {
   const e = entries.find((x) => x.name === name);
   assert.ok(e, `entry ${name}`);
   return JSON.parse(e.data.toString('utf8'));
-}
-
-const CRC = (() => {
-  const t: number[] = [];
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t.push(c >>> 0);
-  }
-  return t;
-})();
-function crc32(b: Buffer): number {
-  let c = 0xffffffff;
-  for (const x of b) c = CRC[(c ^ x) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-/**
- * A zstd frame made of raw (stored) blocks (RFC 8878 §3.1.1: 4-byte frame content size, single
- * segment, blocks of at most 128 KiB), so tests can write method-93 entries without a compressor.
- */
-function zstdRawFrame(data: Buffer): Buffer {
-  const parts: Buffer[] = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0xa0])];
-  const fcs = Buffer.alloc(4);
-  fcs.writeUInt32LE(data.length);
-  parts.push(fcs);
-  const max = 128 * 1024;
-  for (let o = 0; o === 0 || o < data.length; o += max) {
-    const chunk = data.subarray(o, o + max);
-    const last = o + max >= data.length ? 1 : 0;
-    const h = (chunk.length << 3) | last; // block type 0 (raw)
-    parts.push(Buffer.from([h & 0xff, (h >> 8) & 0xff, (h >> 16) & 0xff]), chunk);
-  }
-  return Buffer.concat(parts);
-}
-
-/** Writes a ZIP with each entry stored (0), deflated (8) or zstd-compressed (93, via `zstd`). */
-function writeZip(entries: Entry[], method: 0 | 8 | 93, zstd: (b: Buffer) => Buffer = zstdRawFrame): Buffer {
-  const locals: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name, 'utf8');
-    const comp = method === 0 ? e.data : method === 8 ? deflateRawSync(e.data) : zstd(e.data);
-    const crc = crc32(e.data);
-    const lh = Buffer.alloc(30);
-    lh.writeUInt32LE(0x04034b50, 0);
-    lh.writeUInt16LE(20, 4);
-    lh.writeUInt16LE(method, 8);
-    lh.writeUInt32LE(crc, 14);
-    lh.writeUInt32LE(comp.length, 18);
-    lh.writeUInt32LE(e.data.length, 22);
-    lh.writeUInt16LE(name.length, 26);
-    const ch = Buffer.alloc(46);
-    ch.writeUInt32LE(0x02014b50, 0);
-    ch.writeUInt16LE(20, 4);
-    ch.writeUInt16LE(20, 6);
-    ch.writeUInt16LE(method, 10);
-    ch.writeUInt32LE(crc, 16);
-    ch.writeUInt32LE(comp.length, 20);
-    ch.writeUInt32LE(e.data.length, 24);
-    ch.writeUInt16LE(name.length, 28);
-    ch.writeUInt32LE(offset, 42);
-    locals.push(lh, name, comp);
-    central.push(ch, name);
-    offset += 30 + name.length + comp.length;
-  }
-  const cd = Buffer.concat(central);
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(entries.length, 8);
-  eocd.writeUInt16LE(entries.length, 10);
-  eocd.writeUInt32LE(cd.length, 12);
-  eocd.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, eocd]);
 }
 
 function write(name: string, data: Buffer | string): string {
