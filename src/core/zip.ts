@@ -218,13 +218,7 @@ async function inflateZstd(stream: NodeJS.ReadableStream & { destroy?: () => voi
   }
   z.push(new Uint8Array(0), true);
   if (over) throw tooBig();
-  const out = new Uint8Array(total);
-  let p = 0;
-  for (const part of parts) {
-    out.set(part, p);
-    p += part.length;
-  }
-  return out;
+  return Buffer.concat(parts, total);
 }
 
 // ---------------------------------------------------------------------------------------------
