@@ -1,61 +1,19 @@
 /**
- * Composition root: builds the host services and registers them. Features live in src/host/.
+ * The extension's entry: builds the composition root (host/app.ts) and hands it to VS Code to
+ * dispose. Features live in src/host/.
  */
-import * as vscode from 'vscode';
-import { registerCommands } from './host/commands';
-import { registerCompareCommands } from './host/compare/compareCommands';
-import { ComparePanels } from './host/compare/comparePanel';
-import { SearchView } from './host/search/searchView';
-import { initDumpIndexes } from './host/dumpIndexes';
-import { initLoadWorkers } from './host/loadWorker';
-import { registerDumpSearch } from './host/dumpSearch';
-import { LabelService } from './host/labels';
-import { registerReplay, type ReplayController } from './host/replay/controller';
-import { scoreState } from './host/rolloutTree';
-import { RolloutsView } from './host/rolloutsView';
-import { SessionsView } from './host/sessionsView';
-import { registerScoring } from './host/scoring/register';
-import { TimelineEditorProvider } from './host/timelineEditor';
+import type * as vscode from 'vscode';
+import { App } from './host/app';
 
-let replay: ReplayController | undefined;
+/** The running extension, for `deactivate` (undefined before activation and after a failed one). */
+let app: App | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
-  const output = vscode.window.createOutputChannel('Trajectory Inspector', { log: true });
-  initDumpIndexes(context.globalStorageUri, output);
-  context.subscriptions.push(initLoadWorkers(context.asAbsolutePath('dist/loadWorker.js'), output));
-  const labels = new LabelService(context.globalStorageUri, output);
-  const timelines = new TimelineEditorProvider(context.extensionUri, output, labels);
-  const rollouts = new RolloutsView(output, context.workspaceState, (f) => labels.locate(f).journal);
-  context.subscriptions.push(output, labels, timelines, rollouts, registerCommands(timelines, rollouts));
-  replay = registerReplay(context, timelines, output);
-  context.subscriptions.push(replay);
-  // Compare, group view and workspace search.
-  const compare = new ComparePanels(context.extensionUri, output, timelines, (f) => labels.locate(f).journal, async (items) => (await timelines.scoring?.scoresFor(items)) ?? new Map());
-  let sessions: SessionsView | null = null;
-  const search = new SearchView(rollouts, timelines, output, context.workspaceState, async () => (sessions ? sessions.sessionFiles() : []));
-  context.subscriptions.push(compare, search, registerCompareCommands(compare, rollouts, search));
-  context.subscriptions.push(registerScoring(context, output, timelines));
-  // Step scores of scored files feed the Rollouts view's "lowest score" sort and low-score filter.
-  const scoring = timelines.scoring;
-  if (scoring) {
-    context.subscriptions.push(
-      scoring.onDidChangeScores((file) => {
-        const byRollout = new Map<string, NonNullable<ReturnType<typeof scoreState>>>();
-        for (const [id, st] of scoring.entry(file)?.scores ?? []) {
-          const s = st.state === 'done' ? scoreState([...st.steps.values()].flatMap((x) => (x.value === null ? [] : [{ value: x.value }]))) : null;
-          if (s) byRollout.set(id, s);
-        }
-        rollouts.setScores(file, byRollout);
-      }),
-    );
-  }
-  context.subscriptions.push(registerDumpSearch(timelines, output));
-  // Claude Code and Codex CLI sessions recorded in the workspace's folders.
-  sessions = new SessionsView(output, context.globalStorageUri);
-  context.subscriptions.push(sessions);
+  app = App.create(context);
+  context.subscriptions.push(app);
 }
 
 /** Waits for replay containers and snapshots to be removed. */
 export function deactivate(): Promise<void> | undefined {
-  return replay?.disposeAsync();
+  return app?.deactivate();
 }

@@ -191,27 +191,13 @@ export class IndexedTimelineFile {
   }
 }
 
-let shared: DumpIndexes | null = null;
-
-/** Creates the extension's DumpIndexes (cache under the global storage's `rollout-index/`); the views find it with `dumpIndexes()`. */
-export function initDumpIndexes(storage: vscode.Uri, output: vscode.LogOutputChannel): DumpIndexes {
-  shared = new DumpIndexes(path.join(storage.fsPath, 'rollout-index'), output);
-  return shared;
-}
-
-/** The extension's DumpIndexes, or null before activation (unit tests of the views). */
-export function dumpIndexes(): DumpIndexes | null {
-  return shared;
-}
-
 /**
  * The timeline's entry: for a large JSONL dump or JSON array of rows (wantsIndex) the file read through its index with
  * rollout `show` read; null for any other file (and for a file the index cannot read as rows), which
  * the timeline loads whole as before.
  * @throws RolloutLoadError (rollout `show`'s row does not conform) or the error reading the file
  */
-export async function openIndexedTimeline(file: string, show: number): Promise<IndexedTimelineFile | null> {
-  const dumps = dumpIndexes();
+export async function openIndexedTimeline(dumps: DumpIndexes | null, file: string, show: number): Promise<IndexedTimelineFile | null> {
   if (!dumps) return null;
   let size: number;
   try {

@@ -20,16 +20,12 @@ import * as vscode from 'vscode';
 import { LABELS_DIR, journalPathFor } from '../core/labels/journal';
 import type { Rollout } from '../core/model';
 import { LabelSession, checkJournalLocation } from './labelSession';
-import { SECTION } from './config';
+import { readSettings, type SettingsWatcher } from './config';
+import { notifyWithLog } from './notify';
 
-/** Setting: the name written on every label. */
-export const ANNOTATOR_SETTING = 'labels.annotator';
-
-/** The annotator name: the setting when set, else the OS user name, else `anonymous`. */
+/** The annotator name: the setting (`trajectoryInspector.labels.annotator`) when set, else the OS user name, else `anonymous`. */
 export function readAnnotator(): string {
-  const v = vscode.workspace.getConfiguration(SECTION).get<unknown>(ANNOTATOR_SETTING);
-  if (typeof v === 'string' && v.trim()) return v.trim();
-  return osUserName();
+  return readSettings().labels.annotator || osUserName();
 }
 
 export function osUserName(): string {
@@ -63,10 +59,11 @@ export class LabelService implements vscode.Disposable {
   constructor(
     private readonly globalStorage: vscode.Uri,
     readonly output: vscode.LogOutputChannel,
+    settings: Pick<SettingsWatcher, 'onDidChange'>,
   ) {
     this.disposables.push(
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (!e.affectsConfiguration(`${SECTION}.${ANNOTATOR_SETTING}`)) return;
+      settings.onDidChange((e) => {
+        if (!e.affects('labels.annotator')) return;
         const next = readAnnotator();
         if (next === this.annotator) return;
         this.output.info(`labels: annotator is now ${JSON.stringify(next)}`);
@@ -154,12 +151,11 @@ export class LabelService implements vscode.Disposable {
   /** Changes that were never written: logged in full (so they can be recovered) and shown. */
   private reportLost(session: LabelSession): void {
     this.output.error(`labels: ${session.unsavedCount} label change(s) could not be written to ${session.journal}: ${session.unsavedJson()}`);
-    void vscode.window
-      .showErrorMessage(
-        `Trajectory Inspector: ${session.unsavedCount} label change(s) could not be written to ${session.journal} (${session.error ?? 'write failed'}). They are in the Trajectory Inspector log.`,
-        'Show Log',
-      )
-      .then((a) => a && this.output.show());
+    void notifyWithLog(
+      this.output,
+      'error',
+      `Trajectory Inspector: ${session.unsavedCount} label change(s) could not be written to ${session.journal} (${session.error ?? 'write failed'}). They are in the Trajectory Inspector log.`,
+    );
   }
 
   /** When each session's write error was last shown (a key pressed on a full disk must not stack notifications). */
@@ -172,20 +168,17 @@ export class LabelService implements vscode.Disposable {
     const last = this.reported.get(session);
     if (last && last.error === session.error && Date.now() - last.at < 20_000) return;
     this.reported.set(session, { error: session.error, at: Date.now() });
-    void vscode.window
-      .showErrorMessage(
-        `Trajectory Inspector could not save labels to ${session.journal}: ${session.error}. ${session.unsavedCount} change(s) are kept in memory and written with your next change.`,
-        'Retry',
-        'Show Log',
-      )
-      .then(async (a) => {
-        if (a === 'Retry') {
-          if (!(await session.retry())) {
-            this.reported.delete(session);
-            this.reportWriteError(session);
-          }
-        } else if (a === 'Show Log') this.output.show();
-      });
+    void notifyWithLog(
+      this.output,
+      'error',
+      `Trajectory Inspector could not save labels to ${session.journal}: ${session.error}. ${session.unsavedCount} change(s) are kept in memory and written with your next change.`,
+      'Retry',
+    ).then(async (a) => {
+      if (a === 'Retry' && !(await session.retry())) {
+        this.reported.delete(session);
+        this.reportWriteError(session);
+      }
+    });
   }
 
   /** Watches the journals of one folder (one watcher per folder, shared by its sessions). */

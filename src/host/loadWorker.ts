@@ -2,7 +2,7 @@
  * How the extension host reads a rollout file: through the load workers (core/loadPool.ts, worker
  * entry dist/loadWorker.js), so that parsing a large file never holds the host's thread; a small
  * file is read in-thread, where that is faster than the round trip. Every host call site that read a
- * whole file with core `loadFile` uses `loadRolloutFile` instead; results and errors are the same
+ * whole file with core `loadFile` uses the composition root's `RolloutLoader` instead; results and errors are the same
  * (RolloutLoadError / UnknownFormatError with their located issues; a worker that stopped gives a
  * LoadWorkerError, and the next load starts a new worker).
  *
@@ -25,22 +25,18 @@ export const LOAD_WORKERS = 2;
 /** An idle load worker exits after this long (ms), giving back its memory. */
 export const LOAD_WORKER_IDLE_MS = 60_000;
 
-let pool: LoadPool | null = null;
-/** The newest load of each owner (a timeline panel): a newer one cancels the one still running. */
-const latest = new WeakMap<object, AbortController>();
-
 /**
- * Starts the load workers of the extension; until then, and after the returned disposable ran,
- * `loadRolloutFile` reads in-thread.
+ * Starts the extension's load workers (the composition root does, once); after the returned
+ * loader's `dispose` it reads in-thread.
  * @param script absolute path of the worker script: the extension's `dist/loadWorker.js`
  * @param workerOptions passed to each Worker (tests run the TypeScript entry under tsx)
  */
-export function initLoadWorkers(
+export function startLoadWorkers(
   script: string,
   output: Pick<vscode.LogOutputChannel, 'warn' | 'info'>,
   workerOptions?: LoadPoolOptions['workerOptions'],
-): vscode.Disposable {
-  const mine = new LoadPool({
+): RolloutLoader & vscode.Disposable {
+  const pool = new LoadPool({
     script,
     size: LOAD_WORKERS,
     idleMs: LOAD_WORKER_IDLE_MS,
@@ -48,13 +44,7 @@ export function initLoadWorkers(
     onWorkerStart: (w) => output.info(`load worker ${w.threadId} started`),
     onWorkerLost: (file, reason) => output.warn(`load worker: ${path.basename(file)}: ${reason}`),
   });
-  pool = mine;
-  return {
-    dispose: () => {
-      if (pool === mine) pool = null;
-      void mine.dispose();
-    },
-  };
+  return new RolloutLoader(pool);
 }
 
 /** Whether `file` (of `size` bytes) is read on the calling thread rather than in a load worker. */
@@ -62,34 +52,50 @@ export function readsInThread(file: string, size: number): boolean {
   return size < IN_THREAD_MAX_BYTES && !/\.eval$/i.test(file);
 }
 
-/**
- * Reads one rollout file, in a load worker unless it is small (readsInThread) or the workers are
- * not started (unit tests of the views).
- * @param opts.supersede an owner (e.g. a timeline panel): a newer load with the same owner cancels
- *   this one if it is still running (it then fails with LoadCancelledError)
- * @param opts.signal cancels the load (LoadCancelledError)
- * @throws RolloutLoadError | UnknownFormatError (as core loadFile), LoadWorkerError, LoadCancelledError
- */
-export async function loadRolloutFile(file: string, opts: { supersede?: object; signal?: AbortSignal } = {}): Promise<LoadedFile> {
-  const workers = pool;
-  if (!workers) return loadFile(file);
-  let size: number;
-  try {
-    size = (await fs.stat(file)).size;
-  } catch {
-    return loadFile(file); // it says what is wrong with the path
+/** Reads rollout files: in its load workers, or on the calling thread (small files; no workers). */
+export class RolloutLoader implements vscode.Disposable {
+  /** The newest load of each owner (a timeline panel): a newer one cancels the one still running. */
+  private readonly latest = new WeakMap<object, AbortController>();
+
+  /** @param pool the load workers; null: every file is read in-thread (unit tests of the views) */
+  constructor(private pool: LoadPool | null) {}
+
+  /**
+   * Reads one rollout file, in a load worker unless it is small (readsInThread) or there are no
+   * workers.
+   * @param opts.supersede an owner (e.g. a timeline panel): a newer load with the same owner cancels
+   *   this one if it is still running (it then fails with LoadCancelledError)
+   * @param opts.signal cancels the load (LoadCancelledError)
+   * @throws RolloutLoadError | UnknownFormatError (as core loadFile), LoadWorkerError, LoadCancelledError
+   */
+  async load(file: string, opts: { supersede?: object; signal?: AbortSignal } = {}): Promise<LoadedFile> {
+    const workers = this.pool;
+    if (!workers) return loadFile(file);
+    let size: number;
+    try {
+      size = (await fs.stat(file)).size;
+    } catch {
+      return loadFile(file); // it says what is wrong with the path
+    }
+    if (readsInThread(file, size)) return loadFile(file);
+    let ac: AbortController | undefined;
+    if (opts.supersede) {
+      this.latest.get(opts.supersede)?.abort();
+      ac = new AbortController();
+      this.latest.set(opts.supersede, ac);
+    }
+    const signal = ac && opts.signal ? AbortSignal.any([ac.signal, opts.signal]) : (ac?.signal ?? opts.signal);
+    try {
+      return await workers.load(file, { signal });
+    } finally {
+      if (opts.supersede && this.latest.get(opts.supersede) === ac) this.latest.delete(opts.supersede);
+    }
   }
-  if (readsInThread(file, size)) return loadFile(file);
-  let ac: AbortController | undefined;
-  if (opts.supersede) {
-    latest.get(opts.supersede)?.abort();
-    ac = new AbortController();
-    latest.set(opts.supersede, ac);
-  }
-  const signal = ac && opts.signal ? AbortSignal.any([ac.signal, opts.signal]) : (ac?.signal ?? opts.signal);
-  try {
-    return await workers.load(file, { signal });
-  } finally {
-    if (opts.supersede && latest.get(opts.supersede) === ac) latest.delete(opts.supersede);
+
+  /** Stops the workers; later loads read in-thread. */
+  dispose(): void {
+    const pool = this.pool;
+    this.pool = null;
+    void pool?.dispose();
   }
 }

@@ -17,14 +17,14 @@ import { describeJob } from '../core/formats/harborJob';
 import { harborScanFilter } from '../core/formats/harborLayout';
 import { nodeFiles } from '../core/nodeFiles';
 import { mergeEntries, readJournal } from '../core/labels/journal';
-import { loadRolloutFile } from './loadWorker';
+import type { RolloutFiles } from './rolloutFiles';
 import { liveFiles } from './liveFiles';
 import type { LoadedFile } from '../core/load';
 import type { FormatId } from '../core/model';
 import { NotIndexableError } from '../core/scale/rolloutIndex';
 import { summarizeIndexed } from '../core/scale/summaries';
-import { readConfig } from './config';
-import { dumpIndexes, wantsIndex } from './dumpIndexes';
+import { readSettings, type SettingsWatcher } from './config';
+import { wantsIndex } from './dumpIndexes';
 import { derivedText, describeCounts, errorSummary, fileLabel, formatReward, joinGlobs, mapLimit, resolvedText } from './present';
 import {
   DEFAULT_OPTIONS,
@@ -144,6 +144,8 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
+    settings: Pick<SettingsWatcher, 'onDidChange'>,
+    private readonly reader: RolloutFiles,
     private readonly state?: vscode.Memento,
     /** The label journal of a rollout file (for the label filters); absent: no label state. */
     private readonly journalOf?: (file: string) => string,
@@ -160,8 +162,8 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     this.disposables.push(
       this.view,
       this.emitter,
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('trajectoryInspector.rollouts')) {
+      settings.onDidChange((e) => {
+        if (e.affects('rollouts')) {
           this.watch();
           this.refresh();
         }
@@ -278,7 +280,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   private watch(): void {
     this.watcherDisposables.forEach((d) => d.dispose());
     this.watcherDisposables = [];
-    const include = joinGlobs(readConfig().include);
+    const include = joinGlobs(readSettings().rollouts.include);
     if (include === null) return;
     for (const glob of Array.isArray(include) ? include : [include]) {
       const w = vscode.workspace.createFileSystemWatcher(glob);
@@ -567,7 +569,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   }
 
   private async doScan(): Promise<void> {
-    const cfg = readConfig();
+    const cfg = readSettings().rollouts;
     const include = joinGlobs(cfg.include);
     const exclude = joinGlobs(cfg.exclude);
     const found = new Map<string, vscode.Uri>();
@@ -631,7 +633,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       return;
     }
     try {
-      this.fromLoaded(node, await loadRolloutFile(node.uri.fsPath));
+      this.fromLoaded(node, await this.reader.loader.load(node.uri.fsPath));
       await this.readLabels(node);
     } catch (e) {
       if (e instanceof UnknownFormatError && CANDIDATE_NAMES.has(path.basename(node.uri.fsPath))) {
@@ -686,7 +688,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
    * row-per-line dump (the caller treats it as before).
    */
   private async summariseIndexed(node: FileNode): Promise<boolean> {
-    const dumps = dumpIndexes();
+    const dumps = this.reader.dumps;
     if (!dumps) return false;
     const show = (idx: { format: FormatId; entries: Parameters<typeof summarizeIndexed>[0] }, indexing?: { bytes: number; size: number }): void => {
       node.state = { kind: 'loaded', format: idx.format, schemaVersion: null, rollouts: summarizeIndexed(idx.entries), ...(indexing ? { indexing } : {}) };

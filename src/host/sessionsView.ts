@@ -16,7 +16,9 @@ import { SessionCache } from '../core/sessions/cache';
 import { compareSessions, countSession, listSessions } from '../core/sessions/list';
 import { defaultSessionRoots, extraSessionRoots, uniqueRoots } from '../core/sessions/roots';
 import type { SessionEntry, SessionRoot } from '../core/sessions/types';
-import { readConfig } from './config';
+import { readSettings, type SettingsWatcher } from './config';
+import type { CommandTable } from './commandTable';
+import { reportError } from './notify';
 import { sessionDescription, sessionLabel, sessionTooltipLines } from './sessionsPresent';
 import { TIMELINE_VIEW_TYPE } from './timelineEditor';
 
@@ -76,7 +78,11 @@ export class SessionsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   private readonly abort = { aborted: false };
   private roots: SessionRoot[] = [];
 
-  constructor(private readonly output: vscode.LogOutputChannel, storage: vscode.Uri) {
+  constructor(
+    private readonly output: vscode.LogOutputChannel,
+    storage: vscode.Uri,
+    settings: Pick<SettingsWatcher, 'onDidChange'>,
+  ) {
     this.cache = SessionCache.load(vscode.Uri.joinPath(storage, 'sessions-cache.json').fsPath);
     this.view = vscode.window.createTreeView(SESSIONS_VIEW_ID, { treeDataProvider: this });
     this.disposables.push(
@@ -88,21 +94,13 @@ export class SessionsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
           void this.pump();
         }
       }),
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('trajectoryInspector.sessions')) {
+      settings.onDidChange((e) => {
+        if (e.affects('sessions')) {
           this.watch();
           this.scheduleRelist(0);
         }
       }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.scheduleRelist(0)),
-      vscode.commands.registerCommand(SESSION_COMMANDS.open, (arg?: unknown) => this.open(arg, false)),
-      vscode.commands.registerCommand(SESSION_COMMANDS.openFile, (arg?: unknown) => this.open(arg, true)),
-      vscode.commands.registerCommand(SESSION_COMMANDS.refresh, () => this.scheduleRelist(0)),
-      vscode.commands.registerCommand(SESSION_COMMANDS.more, () => {
-        this.shown += PAGE;
-        this.emitter.fire(undefined);
-        void this.pump();
-      }),
     );
     this.watch();
     this.pollTimer = setInterval(() => {
@@ -112,7 +110,7 @@ export class SessionsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
 
   /** The roots searched now: the tools' defaults (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME) and the setting's. */
   private currentRoots(): SessionRoot[] {
-    return uniqueRoots([...defaultSessionRoots(), ...extraSessionRoots(readConfig().sessionRoots, 'setting', os.homedir())]);
+    return uniqueRoots([...defaultSessionRoots(), ...extraSessionRoots(readSettings().sessions.roots, 'setting', os.homedir())]);
   }
 
   /** Watches `**\/*.jsonl` under every root, with a RelativePattern on the root's URI (works outside the workspace). */
@@ -313,8 +311,25 @@ export class SessionsView implements vscode.TreeDataProvider<Node>, vscode.Dispo
       if (asText) await vscode.window.showTextDocument(target, { preview: true });
       else await vscode.commands.executeCommand('vscode.openWith', target, TIMELINE_VIEW_TYPE);
     } catch (e) {
-      void vscode.window.showErrorMessage(`Could not open ${path.basename(target.fsPath)}: ${(e as Error).message}`);
+      void reportError(this.output, `opening ${path.basename(target.fsPath)}`, e);
     }
+  }
+
+  /** The Sessions view's commands. */
+  commands(): CommandTable {
+    return [
+      { id: SESSION_COMMANDS.open, run: (arg?: unknown) => this.open(arg, false) },
+      { id: SESSION_COMMANDS.openFile, run: (arg?: unknown) => this.open(arg, true) },
+      { id: SESSION_COMMANDS.refresh, run: () => this.scheduleRelist(0) },
+      {
+        id: SESSION_COMMANDS.more,
+        run: () => {
+          this.shown += PAGE;
+          this.emitter.fire(undefined);
+          void this.pump();
+        },
+      },
+    ];
   }
 
   dispose(): void {

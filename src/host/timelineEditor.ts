@@ -14,12 +14,12 @@ import { replayHook } from './replay/hook';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LoadedFile } from '../core/load';
-import { loadRolloutFile } from './loadWorker';
+import type { RolloutFiles } from './rolloutFiles';
 import type { Rollout, RolloutLink, Step } from '../core/model';
 import { findLinkTarget } from '../core/links';
 import { describeJob } from '../core/formats/harborJob';
 import { isWebviewMessage, type HostMessage, type LabelAction, type LoadErrorMessage, type ScoresMessage, type ViewConfig, type WebviewMessage } from '../shared/protocol';
-import { readConfig } from './config';
+import { readSettings } from './config';
 import { readCastMessage } from './castFile';
 import { openIndexedTimeline, type IndexedTimelineFile } from './dumpIndexes';
 import type { LabelSession } from './labelSession';
@@ -181,7 +181,7 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   private config(): ViewConfig {
-    return { collapseOutputLines: readConfig(this.uri).collapseOutputLines };
+    return { collapseOutputLines: readSettings(this.uri).timeline.collapseOutputLines };
   }
 
   private post(msg: HostMessage): void {
@@ -254,8 +254,8 @@ export class TimelinePanel implements vscode.Disposable {
         return;
       }
       try {
-        indexed = await openIndexedTimeline(this.uri.fsPath, this.rolloutIndex);
-        loaded = indexed?.loaded ?? (await loadRolloutFile(this.uri.fsPath, { supersede: this }));
+        indexed = await openIndexedTimeline(this.owner.files.dumps, this.uri.fsPath, this.rolloutIndex);
+        loaded = indexed?.loaded ?? (await this.owner.files.loader.load(this.uri.fsPath, { supersede: this }));
         if (loaded.rollouts.length === 0) {
           error = loaded.job
             ? { ...errorToMessage(this.uri.fsPath, new Error([...describeJob(loaded.job), '', 'Its trials are read from their own folders: open them from the Rollouts view.'].join('\n'))), title: 'Harbor job result (its trials are in their own folders)' }
@@ -732,6 +732,8 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
     private readonly extensionUri: vscode.Uri,
     readonly output: vscode.LogOutputChannel,
     readonly labels: LabelService,
+    /** How the timelines read their files: the load workers and the dump indexes of the extension. */
+    readonly files: RolloutFiles,
   ) {
     this.disposables.push(
       vscode.window.registerCustomEditorProvider(TIMELINE_VIEW_TYPE, this, {

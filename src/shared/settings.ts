@@ -60,3 +60,40 @@ export const DEFAULT_SCORER_START_TIMEOUT_S = 300;
 export const DEFAULT_SCORER_IDLE_MINUTES = 15;
 /** Default `trajectoryInspector.scorer.inline`: gutter, end-of-line, hover and CodeLens on the raw file. */
 export const DEFAULT_SCORER_INLINE = true;
+
+/**
+ * Every `trajectoryInspector.*` setting's default, keyed by the id without the prefix (the values
+ * above, and those of the settings with no constant of their own). package.json declares the same
+ * defaults (a unit test keeps the two equal, setting for setting); the host's reader falls back to
+ * these when a value has the wrong type.
+ */
+export const SETTING_DEFAULTS = {
+  'rollouts.include': DEFAULT_INCLUDE,
+  'rollouts.exclude': DEFAULT_EXCLUDE,
+  'sessions.roots': DEFAULT_SESSION_ROOTS,
+  'timeline.collapseOutputLines': DEFAULT_COLLAPSE_LINES,
+  'labels.annotator': DEFAULT_ANNOTATOR,
+  'labels.exportNeutralAs': DEFAULT_EXPORT_NEUTRAL,
+  'replay.image': DEFAULT_REPLAY_IMAGE,
+  'replay.imageByFolder': {} as Record<string, string>,
+  'replay.dockerSocket': '',
+  'replay.dockerHost': '',
+  'replay.memoryMiB': DEFAULT_REPLAY_LIMITS.memoryMiB,
+  'replay.cpus': DEFAULT_REPLAY_LIMITS.cpus,
+  'replay.pids': DEFAULT_REPLAY_LIMITS.pids,
+  'replay.stepTimeoutSec': DEFAULT_REPLAY_LIMITS.stepTimeoutSec,
+  'replay.outputCapBytes': DEFAULT_REPLAY_LIMITS.outputCapBytes,
+  'replay.diskMiB': DEFAULT_REPLAY_LIMITS.diskMiB,
+  'replay.snapshots': DEFAULT_REPLAY_SNAPSHOTS,
+  'replay.normalizationRules': [] as unknown[],
+  'scorer.command': DEFAULT_SCORER_COMMAND,
+  'scorer.options': {} as Record<string, unknown>,
+  'scorer.autoScore': DEFAULT_SCORER_AUTO,
+  'scorer.inline': DEFAULT_SCORER_INLINE,
+  'scorer.requestTimeoutSeconds': DEFAULT_SCORER_REQUEST_TIMEOUT_S,
+  'scorer.startTimeoutSeconds': DEFAULT_SCORER_START_TIMEOUT_S,
+  'scorer.idleShutdownMinutes': DEFAULT_SCORER_IDLE_MINUTES,
+} as const;
+
+/** A setting's id without the `trajectoryInspector.` prefix. */
+export type SettingKey = keyof typeof SETTING_DEFAULTS;

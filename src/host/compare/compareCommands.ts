@@ -11,7 +11,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { countedSteps } from '../../core/model';
-import { loadRolloutFile } from '../loadWorker';
+import type { CommandTable } from '../commandTable';
+import { notifyInfo } from '../notify';
 import type { TreeNode } from '../rolloutTree';
 import type { RolloutsView } from '../rolloutsView';
 import { OPEN_SEARCH_RESULT_COMMAND, type SearchView } from '../search/searchView';
@@ -45,7 +46,7 @@ function refOf(n: TreeNode): RolloutRef | null {
 type PickItem = vscode.QuickPickItem & { ref?: RolloutRef; files?: true };
 
 /** Asks for one rollout: from the Rollouts view (same task first), or a file. */
-async function pickRollout(rollouts: RolloutsView, title: string, except: RolloutRef | null): Promise<RolloutRef | null> {
+async function pickRollout(panels: ComparePanels, rollouts: RolloutsView, title: string, except: RolloutRef | null): Promise<RolloutRef | null> {
   const all = rollouts.visibleRollouts();
   const first = except ? all.find((r) => r.path === except.path && r.index === except.index) : undefined;
   // Rollouts of the same task (or GRPO group) as the first one come first.
@@ -65,7 +66,7 @@ async function pickRollout(rollouts: RolloutsView, title: string, except: Rollou
   const uris = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: 'Compare', filters: { Rollouts: ['json', 'jsonl', 'traj', 'eval'], 'All files': ['*'] } });
   const file = uris?.[0]?.fsPath;
   if (!file) return null;
-  const loaded = await loadRolloutFile(file);
+  const loaded = await panels.files.loader.load(file);
   if (loaded.rollouts.length <= 1) return { path: file, index: 0 };
   const which = await vscode.window.showQuickPick(
     loaded.rollouts.map((r, i) => ({ label: `#${i + 1}${r.task.id ? ` ${r.task.id}` : ''}`, description: `${countedSteps(r)} steps · reward ${r.outcome.reward ?? '—'}`, detail: r.id, index: i })),
@@ -92,9 +93,9 @@ async function compareRollouts(panels: ComparePanels, rollouts: RolloutsView, ar
     .sort((a, b) => (order.get(`${a.path}#${a.index}`) ?? Infinity) - (order.get(`${b.path}#${b.index}`) ?? Infinity));
   let left: RolloutRef | null = refs[0] ?? null;
   let right: RolloutRef | null = refs[1] ?? null;
-  left ??= await pickRollout(rollouts, 'Compare Rollouts: First (left)', null);
+  left ??= await pickRollout(panels, rollouts, 'Compare Rollouts: First (left)', null);
   if (!left) return;
-  right ??= await pickRollout(rollouts, 'Compare Rollouts: Second (right)', left);
+  right ??= await pickRollout(panels, rollouts, 'Compare Rollouts: Second (right)', left);
   if (!right) return;
   await panels.openCompare(left, right);
 }
@@ -102,7 +103,7 @@ async function compareRollouts(panels: ComparePanels, rollouts: RolloutsView, ar
 async function compareWith(panels: ComparePanels, rollouts: RolloutsView, arg?: unknown): Promise<void> {
   const left = isNode(arg) ? refOf(arg) : isRef(arg) ? arg : null;
   if (!left) return compareRollouts(panels, rollouts);
-  const right = await pickRollout(rollouts, 'Compare With…', left);
+  const right = await pickRollout(panels, rollouts, 'Compare With…', left);
   if (right) await panels.openCompare(left, right);
 }
 
@@ -126,7 +127,7 @@ async function showGroup(panels: ComparePanels, arg?: unknown): Promise<void> {
   if (isNode(arg) && arg.kind === 'task') {
     const refs = refsUnder(arg);
     if (refs.length < 2) {
-      void vscode.window.showInformationMessage(`Task ${arg.label} has ${refs.length} read rollout(s) here: a group needs two.`);
+      void notifyInfo(`Task ${arg.label} has ${refs.length} read rollout(s) here: a group needs two.`);
       return;
     }
     await panels.openGroupOf(arg.label, `${refs.length} trials`, refs);
@@ -141,19 +142,24 @@ async function showGroup(panels: ComparePanels, arg?: unknown): Promise<void> {
     await panels.openGroup(a.path, typeof a.groupId === 'string' ? a.groupId : null);
     return;
   }
-  void vscode.window.showInformationMessage('Show Group works on a GRPO group or a task (its trials) in the Rollouts view.');
+  void notifyInfo('Show Group works on a GRPO group or a task (its trials) in the Rollouts view.');
 }
 
-/** Registers the compare and search commands. */
-export function registerCompareCommands(panels: ComparePanels, rollouts: RolloutsView, search: SearchView): vscode.Disposable {
-  const reg = vscode.commands.registerCommand;
-  return vscode.Disposable.from(
-    reg(COMPARE_COMMANDS.compareRollouts, (arg?: unknown, selection?: unknown) => compareRollouts(panels, rollouts, arg, selection)),
-    reg(COMPARE_COMMANDS.compareWith, (arg?: unknown) => compareWith(panels, rollouts, arg)),
-    reg(COMPARE_COMMANDS.showGroup, (arg?: unknown) => showGroup(panels, arg)),
-    reg(COMPARE_COMMANDS.searchRollouts, (arg?: unknown) => search.search(arg)),
-    reg(COMPARE_COMMANDS.cancelSearch, () => search.cancel()),
-    reg(COMPARE_COMMANDS.clearSearch, () => search.clear()),
-    reg(COMPARE_COMMANDS.openSearchResult, (file: unknown, rolloutIndex: unknown, stepIndex: unknown) => search.open(file, rolloutIndex, stepIndex)),
-  );
+/** The compare and group commands. */
+export function compareCommands(panels: ComparePanels, rollouts: RolloutsView): CommandTable {
+  return [
+    { id: COMPARE_COMMANDS.compareRollouts, run: (arg?: unknown, selection?: unknown) => compareRollouts(panels, rollouts, arg, selection) },
+    { id: COMPARE_COMMANDS.compareWith, run: (arg?: unknown) => compareWith(panels, rollouts, arg) },
+    { id: COMPARE_COMMANDS.showGroup, run: (arg?: unknown) => showGroup(panels, arg) },
+  ];
+}
+
+/** The workspace search commands (the Search Rollouts view). */
+export function searchCommands(search: SearchView): CommandTable {
+  return [
+    { id: COMPARE_COMMANDS.searchRollouts, run: (arg?: unknown) => search.search(arg) },
+    { id: COMPARE_COMMANDS.cancelSearch, run: () => search.cancel() },
+    { id: COMPARE_COMMANDS.clearSearch, run: () => search.clear() },
+    { id: COMPARE_COMMANDS.openSearchResult, run: (file: unknown, rolloutIndex: unknown, stepIndex: unknown) => search.open(file, rolloutIndex, stepIndex) },
+  ];
 }

@@ -12,8 +12,8 @@
 import * as vscode from 'vscode';
 import { mergeEntries, readJournal } from '../../core/labels/journal';
 import type { LoadedFile } from '../../core/load';
-import { dumpIndexes } from '../dumpIndexes';
-import { loadRolloutFile } from '../loadWorker';
+import { reportError } from '../notify';
+import type { RolloutFiles } from '../rolloutFiles';
 import type { Rollout, Score } from '../../core/model';
 import { isCompareWebviewMessage, type CompareHostMessage, type CompareWebviewMessage } from '../../shared/compareProtocol';
 import { makeNonce } from '../present';
@@ -48,6 +48,8 @@ export class ComparePanels implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly output: vscode.LogOutputChannel,
     private readonly timelines: TimelineEditorProvider,
+    /** How compare reads the files of the rollouts it shows. */
+    readonly files: RolloutFiles,
     private readonly journalOf: (file: string) => string,
     private readonly scores: ScoreLookup | null = null,
   ) {}
@@ -63,7 +65,7 @@ export class ComparePanels implements vscode.Disposable {
 
   private async input(ref: RolloutRef, files: Map<string, LoadedFile>): Promise<CompareInput> {
     let f = files.get(ref.path);
-    if (!f) files.set(ref.path, (f = await loadRolloutFile(ref.path)));
+    if (!f) files.set(ref.path, (f = await this.files.loader.load(ref.path)));
     const rollout = f.rollouts[ref.index];
     if (!rollout) throw new Error(`${ref.path} has ${f.rollouts.length} rollout(s); there is no rollout #${ref.index + 1}.`);
     const scores = (await this.scores?.([{ file: ref.path, rollout }]))?.get(rollout.id) ?? [];
@@ -105,7 +107,7 @@ export class ComparePanels implements vscode.Disposable {
    * @throws Error when no rollout of the file is in the group
    */
   private async groupMembers(file: string, groupId: string | null): Promise<Member[]> {
-    const dumps = dumpIndexes();
+    const dumps = this.files.dumps;
     const index = dumps?.current(file) ?? null;
     let members: Member[];
     if (dumps && index) {
@@ -117,7 +119,7 @@ export class ComparePanels implements vscode.Disposable {
         members.push(...chunk);
       }
     } else {
-      const loaded = await loadRolloutFile(file);
+      const loaded = await this.files.loader.load(file);
       members = loaded.rollouts.flatMap((r, index) => (groupId === null || r.groupId === groupId ? [{ ref: { path: file, index }, rollout: r }] : []));
     }
     if (members.length === 0) throw new Error(`No rollout of ${file} is in group ${groupId}.`);
@@ -131,7 +133,7 @@ export class ComparePanels implements vscode.Disposable {
       const out: Member[] = [];
       for (const ref of refs) {
         let f = files.get(ref.path);
-        if (!f) files.set(ref.path, (f = await loadRolloutFile(ref.path)));
+        if (!f) files.set(ref.path, (f = await this.files.loader.load(ref.path)));
         const rollout = f.rollouts[ref.index];
         if (!rollout) throw new Error(`${ref.path} has ${f.rollouts.length} rollout(s); there is no rollout #${ref.index + 1}.`);
         out.push({ ref, rollout });
@@ -204,8 +206,7 @@ export class ComparePanels implements vscode.Disposable {
       const handle = wiring.handle;
       if (!handle) return;
       Promise.resolve(handle(m)).catch((e) => {
-        this.output.error(`compare: ${m.type} failed: ${String(e)}`);
-        void vscode.window.showErrorMessage(`Trajectory Inspector: ${e instanceof Error ? e.message : String(e)}`);
+        void reportError(this.output, `compare: ${m.type}`, e);
       });
     });
     panel.onDidDispose(() => {

@@ -25,6 +25,8 @@ import type { Rollout } from '../../core/model';
 import type { ReplayControlMessage, ReplayStateMessage, ReplayStepView } from '../../shared/protocol';
 import type { TimelineEditorProvider, TimelinePanel } from '../timelineEditor';
 import { setReplayHook } from './hook';
+import type { CommandTable } from '../commandTable';
+import { askModal, notifyInfo, notifyWarning, reportError } from '../notify';
 import { engineImageItems, replayImage } from './image';
 import { diffTitle, FailedTerminals, verdictText } from './wording';
 import { readReplayConfig, REPLAY_SCHEME, ReplayDocuments, ReplayTerminal } from './parts';
@@ -105,21 +107,31 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
       this.lensEmitter,
       ...Object.values(this.deco),
     );
-    const cmd = (name: string, f: (...args: unknown[]) => unknown) => this.disposables.push(vscode.commands.registerCommand(`trajectoryInspector.replay.${name}`, f));
-    for (const action of ['start', 'step', 'continue', 'stepBack', 'stop', 'restart'] as const) {
-      cmd(action, () => {
-        const p = this.timelines.activePanel;
-        if (!p) return void vscode.window.showInformationMessage('Open a rollout in the timeline to replay it.');
-        return this.onMessage(p, { type: 'replay', action, rolloutIndex: p.rolloutIndex });
-      });
-    }
-    cmd('runToStep', (file: unknown, rolloutIndex: unknown, stepIndex: unknown) => {
-      const p = typeof file === 'string' ? this.known.get(file) : undefined;
-      if (!p || typeof rolloutIndex !== 'number' || typeof stepIndex !== 'number') return;
-      return this.onMessage(p, { type: 'replay', action: 'runTo', rolloutIndex, stepIndex });
-    });
-    cmd('cleanup', () => this.sweep(true));
     void this.sweep(false);
+  }
+
+  /** The replay commands: the toolbar's actions on the active timeline, Run to Step (CodeLens) and Clean Up. */
+  commands(): CommandTable {
+    const id = (name: string): string => `trajectoryInspector.replay.${name}`;
+    return [
+      ...(['start', 'step', 'continue', 'stepBack', 'stop', 'restart'] as const).map((action) => ({
+        id: id(action),
+        run: () => {
+          const p = this.timelines.activePanel;
+          if (!p) return void notifyInfo('Open a rollout in the timeline to replay it.');
+          return this.onMessage(p, { type: 'replay', action, rolloutIndex: p.rolloutIndex });
+        },
+      })),
+      {
+        id: id('runToStep'),
+        run: (file: unknown, rolloutIndex: unknown, stepIndex: unknown) => {
+          const p = typeof file === 'string' ? this.known.get(file) : undefined;
+          if (!p || typeof rolloutIndex !== 'number' || typeof stepIndex !== 'number') return;
+          return this.onMessage(p, { type: 'replay', action: 'runTo', rolloutIndex, stepIndex });
+        },
+      },
+      { id: id('cleanup'), run: () => this.sweep(true) },
+    ];
   }
 
   /** Removes leftovers of dead extension hosts (or, with `all`, every replay container not in use here). */
@@ -138,12 +150,12 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
             await docker.getContainer(c.Id).remove({ force: true }).then(() => extra++, () => undefined);
           }
         }
-        void vscode.window.showInformationMessage(`Trajectory Inspector: removed ${r.containers + extra} replay container(s) and ${r.images} snapshot image(s).`);
+        void notifyInfo(`Trajectory Inspector: removed ${r.containers + extra} replay container(s) and ${r.images} snapshot image(s).`);
       }
       if (r.containers || r.images) this.output.info(`replay: swept ${r.containers} container(s) and ${r.images} snapshot image(s) left by a closed extension host`);
     } catch (e) {
       this.output.info(`replay: no sweep (${(e as Error).message})`);
-      if (all) void vscode.window.showWarningMessage((e as Error).message);
+      if (all) void notifyWarning((e as Error).message);
     }
   }
 
@@ -215,7 +227,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     }
     if (m.action === 'showDiff') return this.showDiff(r, m.stepIndex!);
     if (!vscode.workspace.isTrusted) {
-      void vscode.window.showWarningMessage('Trajectory Inspector: replay runs the rollout\'s commands in a container, so it needs a trusted workspace.', 'Manage Workspace Trust').then((b) => {
+      void notifyWarning('Trajectory Inspector: replay runs the rollout\'s commands in a container, so it needs a trusted workspace.', 'Manage Workspace Trust').then((b) => {
         if (b) void vscode.commands.executeCommand('workbench.trust.manage');
       });
       return;
@@ -229,7 +241,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     h.panels.add(panel);
     const s = h.session!;
     if (s.busy) {
-      void vscode.window.showInformationMessage('The replay is still running a step (Stop, or Ctrl+C in its terminal).');
+      void notifyInfo('The replay is still running a step (Stop, or Ctrl+C in its terminal).');
       return;
     }
     h.terminal?.show(true);
@@ -272,7 +284,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     } catch (e) {
       h.message = (e as Error).message;
       h.pty?.note(`error: ${h.message}`);
-      void vscode.window.showErrorMessage(`Trajectory Inspector replay: ${h.message}`);
+      void reportError(this.output, 'replay', e);
     } finally {
       h.running = null;
       h.phase = s.done ? 'done' : 'ready';
@@ -281,7 +293,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     if (s.done && (m.action === 'continue' || m.action === 'step' || m.action === 'runTo')) {
       const diverged = s.results.filter((x) => x?.status === 'differs').length;
       const first = s.firstDivergence;
-      void vscode.window.showInformationMessage(
+      void notifyInfo(
         first < 0 ? `Replay finished: every step matches the recording.` : `Replay finished: ${diverged} step(s) differ, first at step #${h.plan.steps[first].stepIndex + 1}.`,
       );
     }
@@ -290,7 +302,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
   /** Plans, confirms, connects and starts a replay. Returns null when the user declined or it failed (with a message). */
   private async begin(panel: TimelinePanel, r: Rollout, rolloutIndex: number): Promise<HostReplay | null> {
     const cfg = readReplayConfig(vscode.Uri.file(r.source.path));
-    for (const w of cfg.warnings) void vscode.window.showWarningMessage(`Trajectory Inspector: ${w}`);
+    for (const w of cfg.warnings) void notifyWarning(`Trajectory Inspector: ${w}`);
     const base = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(r.source.path))?.uri.fsPath;
     let plan: ReplayPlan;
     // An image the user chose for this file after its own image was missing ("Use Another Image…").
@@ -302,7 +314,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
       if (pickedImage) plan = { ...plan, imageSource: pickedImage.source };
     } catch (e) {
       if (!(e instanceof ReplayPlanError) || e.code !== 'no-image') {
-        void vscode.window.showErrorMessage(`Trajectory Inspector: ${(e as Error).message}`);
+        void reportError(this.output, '', e);
         return null;
       }
       const image = await this.askImage(cfg.target, `${path.basename(r.source.path)} does not name the image it ran in. Which image should replay it? (Set trajectoryInspector.replay.image or .imageByFolder to skip this question.)`);
@@ -390,7 +402,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
       if (h.terminal) this.failedTerminals.keep(r.source.path, h.terminal);
       await this.close(key, false);
       const actions = e instanceof DockerUnavailableError ? ['Open Settings'] : e instanceof ImageMissingError ? ['Use Another Image…'] : [];
-      void vscode.window.showErrorMessage(`Trajectory Inspector replay: ${msg}`, ...actions).then(async (b) => {
+      void reportError(this.output, 'replay', e, ...actions).then(async (b) => {
         if (b === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'trajectoryInspector.replay.docker');
         if (b === 'Use Another Image…') {
           const image = await this.askImage(cfg.target, `${path.basename(r.source.path)}: image ${plan.image} is not on this engine. Which image should replay it? (Remembered for this file in this workspace; trajectoryInspector.replay.image and .imageByFolder also override a rollout's own image.)`);
@@ -442,7 +454,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
       `${(plan.notes ?? []).map((n) => `Note: ${n}.\n`).join('')}${offer ? `${offer.text}\n` : ''}\n` +
       `${commands.length - edits} command(s)${edits ? ` and ${edits} file edit(s)` : ''} will run:\n${shown.join('\n')}${commands.length > shown.length ? `\n… and ${commands.length - shown.length} more` : ''}`;
     const COPY = 'Replay with Workspace Copy';
-    const answer = await vscode.window.showWarningMessage(`Replay ${path.basename(plan.sourcePath)} in a container?`, { modal: true, detail }, 'Replay', ...(offer?.ok ? [COPY] : []));
+    const answer = await askModal(`Replay ${path.basename(plan.sourcePath)} in a container?`, detail, 'Replay', ...(offer?.ok ? [COPY] : []));
     if (answer !== 'Replay' && answer !== COPY) return null;
     const copy = answer === COPY && offer ? offer.dir : null;
     await this.context.globalState.update(CONFIRMED_KEY, [...confirmed.slice(-199), copy ? withCopy! : digest]);
@@ -466,7 +478,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     const results = (h?.session?.results ?? []).filter((x): x is StepComparison => !!x && x.stepIndex === stepIndex && !!x.replayed);
     const c = results.find((x) => x.status === 'differs') ?? results[0];
     if (!h || !c) {
-      void vscode.window.showInformationMessage(`Step #${stepIndex + 1} has not been replayed yet.`);
+      void notifyInfo(`Step #${stepIndex + 1} has not been replayed yet.`);
       return;
     }
     const change = c.edit?.changes[0];

@@ -7,7 +7,7 @@ import type { StepComparison } from '../../core/replay/compare';
 import type { DockerTarget, ReplayLimits } from '../../core/replay/docker';
 import { DEFAULT_RULES, compileRules, type NormalizationRule } from '../../core/replay/normalize';
 import { diffHeader, verdictText } from './wording';
-import { DEFAULT_REPLAY_IMAGE, DEFAULT_REPLAY_LIMITS, DEFAULT_REPLAY_SNAPSHOTS } from '../../shared/settings';
+import { readSettings } from '../config';
 
 /** Replay settings as the controller uses them. */
 export interface ReplayConfig {
@@ -22,49 +22,19 @@ export interface ReplayConfig {
 }
 
 /**
- * A setting's value from the user / machine level only: workspace and folder values are ignored
- * (defence in depth besides `"scope": "machine"`), so a cloned repository cannot loosen limits.
+ * Reads the replay settings for a rollout file (host/config.ts: the limits and the engine address
+ * from user / machine values only; workspace values of image / rules count only in a trusted workspace).
  */
-function userOnly<T>(c: vscode.WorkspaceConfiguration, key: string, fallback: T, ok: (v: unknown) => boolean): T {
-  const i = c.inspect<unknown>(key);
-  const v = i?.globalValue ?? i?.defaultValue;
-  return ok(v) ? (v as T) : fallback;
-}
-
-const posNum = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0;
-
-/** Reads the replay settings for a rollout file. Workspace values of image / rules count only in a trusted workspace. */
 export function readReplayConfig(scope?: vscode.Uri): ReplayConfig {
-  const c = vscode.workspace.getConfiguration('trajectoryInspector.replay', scope);
-  const trusted = vscode.workspace.isTrusted;
-  const pick = <T>(key: string, fallback: T, ok: (v: unknown) => boolean): T => {
-    if (!trusted) return userOnly(c, key, fallback, ok);
-    const v = c.get<unknown>(key);
-    return ok(v) ? (v as T) : fallback;
-  };
-  const image = pick<string>('image', DEFAULT_REPLAY_IMAGE, (v) => typeof v === 'string');
-  const byFolder = pick<Record<string, unknown>>('imageByFolder', {}, (v) => typeof v === 'object' && v !== null && !Array.isArray(v));
-  const rulesRaw = pick<unknown[]>('normalizationRules', [], Array.isArray);
-  const userRules = rulesRaw.filter(
-    (r): r is NormalizationRule => !!r && typeof r === 'object' && typeof (r as NormalizationRule).name === 'string' && typeof (r as NormalizationRule).pattern === 'string' && typeof (r as NormalizationRule).replacement === 'string',
-  );
-  const { errors } = compileRules(userRules);
-  const socket = userOnly<string>(c, 'dockerSocket', '', (v) => typeof v === 'string');
-  const host = userOnly<string>(c, 'dockerHost', '', (v) => typeof v === 'string');
+  const r = readSettings(scope).replay;
+  const { errors } = compileRules(r.normalizationRules);
   return {
-    image: image || null,
-    imageByFolder: Object.fromEntries(Object.entries(byFolder).filter(([, v]) => typeof v === 'string')) as Record<string, string>,
-    target: { socketPath: socket || null, dockerHost: host || null },
-    limits: {
-      memoryMiB: userOnly(c, 'memoryMiB', DEFAULT_REPLAY_LIMITS.memoryMiB, posNum),
-      cpus: userOnly(c, 'cpus', DEFAULT_REPLAY_LIMITS.cpus, posNum),
-      pids: userOnly(c, 'pids', DEFAULT_REPLAY_LIMITS.pids, posNum),
-      stepTimeoutSec: userOnly(c, 'stepTimeoutSec', DEFAULT_REPLAY_LIMITS.stepTimeoutSec, posNum),
-      outputCapBytes: userOnly(c, 'outputCapBytes', DEFAULT_REPLAY_LIMITS.outputCapBytes, posNum),
-      diskMiB: userOnly(c, 'diskMiB', DEFAULT_REPLAY_LIMITS.diskMiB, posNum),
-    },
-    snapshots: userOnly(c, 'snapshots', DEFAULT_REPLAY_SNAPSHOTS, (v) => typeof v === 'boolean'),
-    rules: [...DEFAULT_RULES, ...userRules.filter((r) => !errors.some((e) => e.name === r.name))],
+    image: r.image || null,
+    imageByFolder: r.imageByFolder,
+    target: { socketPath: r.dockerSocket || null, dockerHost: r.dockerHost || null },
+    limits: r.limits,
+    snapshots: r.snapshots,
+    rules: [...DEFAULT_RULES, ...r.normalizationRules.filter((x) => !errors.some((e) => e.name === x.name))],
     warnings: errors.map((e) => `normalisation rule ${e.name}: ${e.message}`),
   };
 }

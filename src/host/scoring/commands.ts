@@ -10,10 +10,13 @@
 import { parseCommandLine } from '../../core/scoring/commandLine';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { loadRolloutFile } from '../loadWorker';
-import { readConfig } from '../config';
+import type { Command, CommandTable } from '../commandTable';
+import { readSettings, updateUserSetting } from '../config';
+import type { RolloutLoader } from '../loadWorker';
+import { notifyError, notifyWithLog, notifyInfo } from '../notify';
 import { joinGlobs } from '../present';
 import type { TimelineEditorProvider } from '../timelineEditor';
+import { EXPLAIN_COMMAND, OPEN_STEP_COMMAND } from './inline';
 import type { ScoringService } from './service';
 
 /** At most this many files are scored by one Score All Rollouts in Folder. */
@@ -78,7 +81,7 @@ export class ScorerStatus implements vscode.Disposable {
 }
 
 async function rolloutFilesIn(folder: vscode.Uri): Promise<vscode.Uri[]> {
-  const cfg = readConfig(folder);
+  const cfg = readSettings(folder).rollouts;
   const include = joinGlobs(cfg.include);
   const exclude = joinGlobs(cfg.exclude);
   if (include === null) return [];
@@ -90,10 +93,10 @@ async function rolloutFilesIn(folder: vscode.Uri): Promise<vscode.Uri[]> {
   return [...found.values()].sort((a, b) => a.fsPath.localeCompare(b.fsPath));
 }
 
-/** Registers the scoring commands. */
-export function registerScoringCommands(service: ScoringService, timelines: TimelineEditorProvider): vscode.Disposable {
-  const subs: vscode.Disposable[] = [];
-  const reg = (id: string, fn: (...args: unknown[]) => unknown): void => void subs.push(vscode.commands.registerCommand(id, fn));
+/** The scoring commands (read rollout files with `loader`). */
+export function scoringCommands(service: ScoringService, timelines: TimelineEditorProvider, loader: RolloutLoader): CommandTable {
+  const table: Command[] = [];
+  const reg = (id: string, run: Command['run']): void => void table.push({ id, run });
 
   reg('trajectoryInspector.scoreRollout', async () => {
     const p = timelines.activePanel;
@@ -106,9 +109,9 @@ export function registerScoringCommands(service: ScoringService, timelines: Time
     if (doc && doc.uri.scheme === 'file') {
       let rollouts;
       try {
-        rollouts = (await loadRolloutFile(doc.uri.fsPath)).rollouts;
+        rollouts = (await loader.load(doc.uri.fsPath)).rollouts;
       } catch (e) {
-        void vscode.window.showErrorMessage(`Trajectory Inspector: ${path.basename(doc.uri.fsPath)} is not a rollout file this extension reads: ${(e as Error).message.split('\n')[0]}`);
+        void notifyError(`Trajectory Inspector: ${path.basename(doc.uri.fsPath)} is not a rollout file this extension reads: ${(e as Error).message.split('\n')[0]}`);
         return;
       }
       service.fileLoaded(doc.uri.fsPath, rollouts);
@@ -128,7 +131,7 @@ export function registerScoringCommands(service: ScoringService, timelines: Time
       });
       return;
     }
-    void vscode.window.showInformationMessage('Trajectory Inspector: open a rollout (timeline or raw file) to score it.');
+    void notifyInfo('Trajectory Inspector: open a rollout (timeline or raw file) to score it.');
   });
 
   reg('trajectoryInspector.scoreFolder', async (arg?: unknown) => {
@@ -144,7 +147,7 @@ export function registerScoringCommands(service: ScoringService, timelines: Time
       token.onCancellationRequested(() => ac.abort());
       const files = await rolloutFilesIn(target);
       if (!files.length) {
-        void vscode.window.showInformationMessage(`Trajectory Inspector: no rollout files in ${target.fsPath} (see trajectoryInspector.rollouts.include).`);
+        void notifyInfo(`Trajectory Inspector: no rollout files in ${target.fsPath} (see trajectoryInspector.rollouts.include).`);
         return;
       }
       let rollouts = 0;
@@ -158,7 +161,7 @@ export function registerScoringCommands(service: ScoringService, timelines: Time
         progress.report({ increment: 100 / Math.min(files.length, MAX_FOLDER_FILES), message: `${i + 1}/${files.length}: ${path.basename(f.fsPath)}` });
         let loaded;
         try {
-          loaded = await loadRolloutFile(f.fsPath);
+          loaded = await loader.load(f.fsPath);
         } catch {
           unreadable++;
           continue;
@@ -184,8 +187,8 @@ export function registerScoringCommands(service: ScoringService, timelines: Time
       }
       const summary = `scored ${rollouts} rollout(s), ${steps} steps (${cached} from the cache)${failed ? `; ${failed} failed` : ''}${unreadable ? `; ${unreadable} file(s) not readable as rollouts` : ''}${ac.signal.aborted ? '; cancelled' : ''}`;
       service.output.info(`Score All Rollouts in ${target.fsPath}: ${summary}${errors.length ? ` — ${errors.join(' | ')}` : ''}`);
-      if (failed) void vscode.window.showErrorMessage(`Trajectory Inspector: ${summary}. ${errors[0] ?? ''}`, 'Show Log').then((a) => a && service.output.show(true));
-      else void vscode.window.showInformationMessage(`Trajectory Inspector: ${summary}.`);
+      if (failed) void notifyWithLog(service.output, 'error', `Trajectory Inspector: ${summary}. ${errors[0] ?? ''}`);
+      else void notifyInfo(`Trajectory Inspector: ${summary}.`);
     });
   });
 
@@ -200,8 +203,7 @@ export function registerScoringCommands(service: ScoringService, timelines: Time
     ];
     const pick = await vscode.window.showQuickPick(items, { title: 'Step scorer', placeHolder: `now: ${service.scorerLabel} (${service.state.kind})` });
     if (!pick) return;
-    const conf = vscode.workspace.getConfiguration('trajectoryInspector.scorer');
-    if (pick.id === 'builtin') await conf.update('command', [], vscode.ConfigurationTarget.Global);
+    if (pick.id === 'builtin') await updateUserSetting('scorer.command', []);
     else if (pick.id === 'custom') {
       const text = await vscode.window.showInputBox({
         title: 'Scorer command',
@@ -212,10 +214,10 @@ export function registerScoringCommands(service: ScoringService, timelines: Time
       if (text === undefined) return;
       const argv = text.trim() === '' ? [] : parseCommandLine(text);
       if (!argv) {
-        void vscode.window.showErrorMessage('Trajectory Inspector: the scorer command is a JSON array of strings or words separated by spaces.');
+        void notifyError('Trajectory Inspector: the scorer command is a JSON array of strings or words separated by spaces.');
         return;
       }
-      await conf.update('command', argv, vscode.ConfigurationTarget.Global);
+      await updateUserSetting('scorer.command', argv);
     } else if (pick.id === 'restart') service.restart();
     else service.output.show(true);
     if (pick.id === 'builtin' || pick.id === 'custom' || pick.id === 'restart') {
@@ -225,12 +227,19 @@ export function registerScoringCommands(service: ScoringService, timelines: Time
     }
   });
 
+  // The CodeLens and hover links of the raw file's inline scores (scoring/inline.ts).
+  reg(OPEN_STEP_COMMAND, (file: unknown, rolloutIndex: unknown, stepIndex: unknown) => {
+    if (typeof file === 'string' && Number.isInteger(rolloutIndex) && Number.isInteger(stepIndex)) return timelines.openRollout(vscode.Uri.file(file), rolloutIndex as number, stepIndex as number);
+  });
+  reg(EXPLAIN_COMMAND, (text: unknown) => {
+    if (typeof text === 'string') void notifyInfo(text);
+  });
   reg('trajectoryInspector.restartScorer', () => service.restart());
   reg('trajectoryInspector.cancelScoring', () => service.cancelAll());
   reg('trajectoryInspector.clearScoreCache', async () => {
     await service.cache.clear();
-    void vscode.window.showInformationMessage('Trajectory Inspector: the score cache is empty.');
+    void notifyInfo('Trajectory Inspector: the score cache is empty.');
   });
-  return vscode.Disposable.from(...subs);
+  return table;
 }
 

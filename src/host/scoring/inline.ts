@@ -90,10 +90,7 @@ export class InlineScores implements vscode.Disposable, vscode.HoverProvider, vs
   readonly onDidChangeCodeLenses = this.lensChanged.event;
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(
-    private readonly service: ScoringService,
-    openStep: (file: string, rolloutIndex: number, stepIndex: number) => Promise<void>,
-  ) {
+  constructor(private readonly service: ScoringService) {
     this.types = COLOURS.map((c) =>
       vscode.window.createTextEditorDecorationType({
         gutterIconPath: vscode.Uri.parse(`data:image/svg+xml;utf8,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect x="5" y="2" width="6" height="12" rx="1.5" fill="${c}"/></svg>`)}`),
@@ -115,12 +112,6 @@ export class InlineScores implements vscode.Disposable, vscode.HoverProvider, vs
         if (vscode.window.visibleTextEditors.some((ed) => ed.document === e.document)) this.refresh();
       }),
       service.onDidChangeScores(() => this.refresh()),
-      vscode.commands.registerCommand(OPEN_STEP_COMMAND, (file: unknown, rolloutIndex: unknown, stepIndex: unknown) => {
-        if (typeof file === 'string' && Number.isInteger(rolloutIndex) && Number.isInteger(stepIndex)) return openStep(file, rolloutIndex as number, stepIndex as number);
-      }),
-      vscode.commands.registerCommand(EXPLAIN_COMMAND, (text: unknown) => {
-        if (typeof text === 'string') void vscode.window.showInformationMessage(text);
-      }),
     );
     this.refresh();
   }

@@ -18,48 +18,11 @@ import { contentHash, toScoreRollout } from '../../core/scoring/input';
 import { ScorerManager, type ScoreRun, type ScorerState } from '../../core/scoring/manager';
 import type { StepScore } from '../../core/scoring/protocol';
 import type { ScoresMessage } from '../../shared/protocol';
-import {
-  DEFAULT_SCORER_AUTO,
-  DEFAULT_SCORER_IDLE_MINUTES,
-  DEFAULT_SCORER_INLINE,
-  DEFAULT_SCORER_REQUEST_TIMEOUT_S,
-  DEFAULT_SCORER_START_TIMEOUT_S,
-} from '../../shared/settings';
+import { readSettings, type Settings, type SettingsWatcher } from '../config';
+import { notifyWarning, notifyWithLog } from '../notify';
 
-/** The scorer settings, read with the defaults of src/shared/settings.ts for wrong types. */
-export interface ScorerConfig {
-  command: string[];
-  options: Record<string, unknown>;
-  autoScore: boolean;
-  inline: boolean;
-  requestTimeoutMs: number;
-  startTimeoutMs: number;
-  idleShutdownMs: number;
-}
-
-/** Reads `trajectoryInspector.scorer.*`. */
-export function readScorerConfig(): ScorerConfig {
-  const c = vscode.workspace.getConfiguration('trajectoryInspector.scorer');
-  const num = (k: string, d: number, min: number): number => {
-    const v = c.get<unknown>(k);
-    return typeof v === 'number' && Number.isFinite(v) && v >= min ? v : d;
-  };
-  const cmd = c.get<unknown>('command');
-  const opts = c.get<unknown>('options');
-  const bool = (k: string, d: boolean): boolean => {
-    const v = c.get<unknown>(k);
-    return typeof v === 'boolean' ? v : d;
-  };
-  return {
-    command: Array.isArray(cmd) && cmd.every((x) => typeof x === 'string') ? (cmd as string[]) : [],
-    options: typeof opts === 'object' && opts !== null && !Array.isArray(opts) ? (opts as Record<string, unknown>) : {},
-    autoScore: bool('autoScore', DEFAULT_SCORER_AUTO),
-    inline: bool('inline', DEFAULT_SCORER_INLINE),
-    requestTimeoutMs: num('requestTimeoutSeconds', DEFAULT_SCORER_REQUEST_TIMEOUT_S, 1) * 1000,
-    startTimeoutMs: num('startTimeoutSeconds', DEFAULT_SCORER_START_TIMEOUT_S, 1) * 1000,
-    idleShutdownMs: num('idleShutdownMinutes', DEFAULT_SCORER_IDLE_MINUTES, 0) * 60_000,
-  };
-}
+/** The scorer settings (`trajectoryInspector.scorer.*`, timeouts in ms), as host/config.ts reads them. */
+export type ScorerConfig = Settings['scorer'];
 
 /** What the service needs of an open timeline (TimelinePanel implements it). */
 export interface ScoredPanel {
@@ -103,19 +66,20 @@ export class ScoringService implements vscode.Disposable {
   readonly onDidChangeState = this.stateChanged.event;
   readonly cache: ScoreCache;
   private readonly disposables: vscode.Disposable[] = [];
-  private config = readScorerConfig();
+  private config = readSettings().scorer;
   private lastState: ScorerState = { kind: 'stopped' };
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     readonly output: vscode.LogOutputChannel,
+    settings: Pick<SettingsWatcher, 'onDidChange'>,
   ) {
     this.cache = new ScoreCache(vscode.Uri.joinPath(context.globalStorageUri, 'scores').fsPath);
     this.disposables.push(
       this.changed,
       this.stateChanged,
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('trajectoryInspector.scorer')) this.reloadConfig();
+      settings.onDidChange((e) => {
+        if (e.affects('scorer')) this.reloadConfig();
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.resetManager()),
     );
@@ -124,7 +88,7 @@ export class ScoringService implements vscode.Disposable {
   /** Re-reads the scorer settings; a changed command, options or timeouts stop the running scorer (the next request starts the new one). */
   reloadConfig(): void {
     const before = JSON.stringify([this.config.command, this.config.options, this.config.requestTimeoutMs, this.config.startTimeoutMs, this.config.idleShutdownMs]);
-    this.config = readScorerConfig();
+    this.config = readSettings().scorer;
     const after = JSON.stringify([this.config.command, this.config.options, this.config.requestTimeoutMs, this.config.startTimeoutMs, this.config.idleShutdownMs]);
     if (before !== after) this.resetManager();
     // Other settings (e.g. inline) change how scores show: redraw.
@@ -187,10 +151,7 @@ export class ScoringService implements vscode.Disposable {
         return;
       }
       const text = `Trajectory Inspector: ${msg}`;
-      const actions = level === 'error' ? ['Restart Scorer', 'Show Log'] : ['Show Log'];
-      const show = level === 'error' ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
-      void show(text, ...actions).then((a) => {
-        if (a === 'Show Log') this.output.show(true);
+      void notifyWithLog(this.output, level === 'error' ? 'error' : 'info', text, ...(level === 'error' ? ['Restart Scorer'] : [])).then((a) => {
         if (a === 'Restart Scorer') this.restart();
       });
     });
@@ -319,7 +280,7 @@ export class ScoringService implements vscode.Disposable {
     } catch (err) {
       for (const r of rollouts) entry.scores.set(r.id, { state: 'error', scorer: null, steps: new Map(), cached: false, error: (err as Error).message, hash: '' });
       this.fire(file);
-      if (!opts.quiet) void vscode.window.showWarningMessage(`Trajectory Inspector: ${(err as Error).message}`);
+      if (!opts.quiet) void notifyWarning(`Trajectory Inspector: ${(err as Error).message}`);
       return null;
     }
     const ac = new AbortController();
@@ -369,8 +330,7 @@ export class ScoringService implements vscode.Disposable {
     if (run.failures.length && !opts.quiet) {
       const first = run.failures[0].error;
       this.output.error(`scoring ${file}: ${run.failures.map((f) => `${f.ids.length} rollout(s): ${f.error.message}`).join(' | ')}`);
-      void vscode.window.showErrorMessage(`Trajectory Inspector: scoring failed: ${first.message}`, 'Show Log', 'Restart Scorer').then((a) => {
-        if (a === 'Show Log') this.output.show(true);
+      void notifyWithLog(this.output, 'error', `Trajectory Inspector: scoring failed: ${first.message}`, 'Restart Scorer').then((a) => {
         if (a === 'Restart Scorer') this.restart();
       });
     }

@@ -12,7 +12,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { describeQuery, parseSearchText } from '../../core/search/queryText';
-import { loadRolloutFile } from '../loadWorker';
+import { notifyError } from '../notify';
+import type { RolloutFiles } from '../rolloutFiles';
 import { SearchError, searchRollouts, type FileHits, type RolloutHits, type SearchQuery, type SearchSummary, type StepHit } from '../../core/search/search';
 import { fileLabel } from '../present';
 import type { RolloutsView } from '../rolloutsView';
@@ -63,6 +64,7 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
     private readonly rollouts: RolloutsView,
     private readonly timelines: TimelineEditorProvider,
     private readonly output: vscode.LogOutputChannel,
+    private readonly files: RolloutFiles,
     private readonly state?: vscode.Memento,
     /** More files to search beside the Rollouts view's: the workspace's coding-agent sessions (Sessions view). */
     private readonly moreFiles: () => Promise<string[]> = async () => [],
@@ -79,7 +81,7 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
     try {
       q = queryFromArg(arg);
     } catch (e) {
-      void vscode.window.showErrorMessage(`Search Rollouts: ${(e as Error).message}`);
+      void notifyError(`Search Rollouts: ${(e as Error).message}`);
       return null;
     }
     if (!q) {
@@ -142,7 +144,7 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
           return searchRollouts(files, q, {
             rgPath: this.rgPath,
             signal: ac.signal,
-            load: (f) => loadRolloutFile(f),
+            load: (f) => this.files.loader.load(f),
             onFile: (hits) => {
               this.results.push(hits);
               this.scheduleRefresh();
@@ -173,7 +175,7 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
       const msg = e instanceof SearchError ? e.message : `Search failed: ${String(e)}`;
       this.view.message = msg;
       this.emitter.fire(undefined);
-      void vscode.window.showErrorMessage(`Search Rollouts: ${msg}`);
+      void notifyError(`Search Rollouts: ${msg}`);
       return null;
     } finally {
       if (this.running === ac) {

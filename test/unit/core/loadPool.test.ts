@@ -1,6 +1,6 @@
 /**
  * The load workers (core/loadPool.ts, worker entry core/loadWorkerMain.ts, run here under tsx) and
- * the host's loadRolloutFile (host/loadWorker.ts): a file read in a worker is the same LoadedFile as
+ * the host's RolloutLoader (host/loadWorker.ts): a file read in a worker is the same LoadedFile as
  * an in-thread `loadFile` (every real sample), errors come back as the same classes with the same
  * located issues, a worker that stops mid-load fails that load clearly and the next load works,
  * cancelled and superseded loads fail with LoadCancelledError.
@@ -14,7 +14,7 @@ import { RolloutLoadError, UnknownFormatError } from '../../../src/core/errors';
 import { loadFile, type LoadedFile } from '../../../src/core/load';
 import { LoadCancelledError, LoadPool, LoadWorkerError } from '../../../src/core/loadPool';
 import { packLoadedFile, unpackLoadedFile } from '../../../src/core/loadTransfer';
-import { initLoadWorkers, IN_THREAD_MAX_BYTES, loadRolloutFile } from '../../../src/host/loadWorker';
+import { startLoadWorkers, IN_THREAD_MAX_BYTES, type RolloutLoader } from '../../../src/host/loadWorker';
 import { REPO_ROOT, sample, SAMPLES_DIR, tmpDir, tmpFile } from '../samples';
 
 const SCRIPT = path.join(REPO_ROOT, 'src', 'core', 'loadWorkerMain.ts');
@@ -253,15 +253,16 @@ describe('core/loadTransfer: a LoadedFile in pieces', function () {
   });
 });
 
-describe('host/loadWorker: loadRolloutFile', function () {
+describe('host/loadWorker: RolloutLoader', function () {
   this.timeout(120_000);
   const log: string[] = [];
-  let stop: { dispose(): void } | null = null;
+  let loader: RolloutLoader & { dispose(): void };
+  const loadRolloutFile = (file: string, opts?: Parameters<RolloutLoader['load']>[1]) => loader.load(file, opts);
 
   before(() => {
-    stop = initLoadWorkers(SCRIPT, { info: (m: string) => log.push(m), warn: (m: string) => log.push(`warn: ${m}`) }, TSX);
+    loader = startLoadWorkers(SCRIPT, { info: (m: string) => log.push(m), warn: (m: string) => log.push(`warn: ${m}`) }, TSX);
   });
-  after(() => stop?.dispose());
+  after(() => loader?.dispose());
 
   it('reads a small file in-thread and a large one in a worker, with the same result as loadFile', async () => {
     const small = sample('swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj');

@@ -1,0 +1,150 @@
+/**
+ * The composition root: `App.create(context)` builds every service and view of the extension once,
+ * hands each feature what it needs through its constructor (the output channel, the settings
+ * watcher, the load workers and dump indexes, the label service), registers every feature's command
+ * table in one place, and owns what must be disposed. A failure while building is logged and shown
+ * to the user (VS Code itself shows nothing when an activation fails).
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { commandIdsOf, registerCommandTables, unmatchedCommands, type CommandTable } from './commandTable';
+import { rolloutsCommands, timelineCommands } from './commands';
+import { compareCommands, searchCommands } from './compare/compareCommands';
+import { ComparePanels } from './compare/comparePanel';
+import { SettingsWatcher } from './config';
+import { DumpIndexes } from './dumpIndexes';
+import { dumpSearchCommands } from './dumpSearch';
+import { labelCommands } from './labelCommands';
+import { LabelService } from './labels';
+import { startLoadWorkers } from './loadWorker';
+import { PRODUCT, reportError } from './notify';
+import { registerReplay, type ReplayController } from './replay/controller';
+import type { RolloutFiles } from './rolloutFiles';
+import { scoreState } from './rolloutTree';
+import { RolloutsView } from './rolloutsView';
+import { createScoring } from './scoring/register';
+import { SearchView } from './search/searchView';
+import { SessionsView } from './sessionsView';
+import { TimelineEditorProvider } from './timelineEditor';
+
+/**
+ * Commands registered without a package.json contribution: arguments-only targets of tree items,
+ * CodeLenses and hovers, not meant for the command palette.
+ */
+export const INTERNAL_COMMANDS: readonly string[] = [
+  'trajectoryInspector.openRollout',
+  'trajectoryInspector.openSearchResult',
+  'trajectoryInspector.scores.openStep',
+  'trajectoryInspector.scores.explain',
+  'trajectoryInspector.replay.runToStep',
+];
+
+/** The running extension: its services, views and command registrations. */
+export class App implements vscode.Disposable {
+  private readonly disposables: vscode.Disposable[] = [];
+  private replay: ReplayController | null = null;
+  /** Every feature's commands, by feature (registered together once the features are built). */
+  private readonly tables: Record<string, CommandTable> = {};
+
+  private constructor(
+    private readonly context: vscode.ExtensionContext,
+    /** The extension's log (the *Trajectory Inspector* output channel). */
+    readonly output: vscode.LogOutputChannel,
+  ) {}
+
+  /**
+   * Builds the extension. On a failure, what was built is disposed, the error is logged and shown
+   * (with *Show Log*), and it is thrown again so that VS Code records the failed activation.
+   */
+  static create(context: vscode.ExtensionContext): App {
+    const output = vscode.window.createOutputChannel(PRODUCT, { log: true });
+    // Outlives a failed start, so that its log can still be read.
+    context.subscriptions.push(output);
+    const app = new App(context, output);
+    try {
+      app.build();
+    } catch (e) {
+      app.dispose();
+      void reportError(output, 'the extension could not start', e);
+      throw e;
+    }
+    return app;
+  }
+
+  private add<T extends vscode.Disposable>(d: T): T {
+    this.disposables.push(d);
+    return d;
+  }
+
+  private build(): void {
+    const { context, output } = this;
+    const settings = this.add(new SettingsWatcher());
+    const files: RolloutFiles = {
+      loader: this.add(startLoadWorkers(context.asAbsolutePath('dist/loadWorker.js'), output)),
+      dumps: new DumpIndexes(path.join(context.globalStorageUri.fsPath, 'rollout-index'), output),
+    };
+    const labels = this.add(new LabelService(context.globalStorageUri, output, settings));
+    const journalOf = (f: string): string => labels.locate(f).journal;
+    const timelines = this.add(new TimelineEditorProvider(context.extensionUri, output, labels, files));
+    const rollouts = this.add(new RolloutsView(output, settings, files, context.workspaceState, journalOf));
+    this.tables.timeline = timelineCommands(timelines);
+    this.tables.rollouts = rolloutsCommands(rollouts, timelines);
+    this.tables.labels = labelCommands(timelines);
+
+    this.replay = this.add(registerReplay(context, timelines, output));
+    this.tables.replay = this.replay.commands();
+
+    // Compare, group view and workspace search.
+    const compare = this.add(new ComparePanels(context.extensionUri, output, timelines, files, journalOf, async (items) => (await timelines.scoring?.scoresFor(items)) ?? new Map()));
+    let sessions: SessionsView | null = null;
+    const search = this.add(new SearchView(rollouts, timelines, output, files, context.workspaceState, async () => (sessions ? sessions.sessionFiles() : [])));
+    this.tables.compare = compareCommands(compare, rollouts);
+    this.tables.search = searchCommands(search);
+
+    const scoring = this.add(createScoring(context, output, settings, timelines, files.loader));
+    this.tables.scoring = scoring.commands;
+    // Step scores of scored files feed the Rollouts view's "lowest score" sort and low-score filter.
+    this.add(
+      scoring.service.onDidChangeScores((file) => {
+        const byRollout = new Map<string, NonNullable<ReturnType<typeof scoreState>>>();
+        for (const [id, st] of scoring.service.entry(file)?.scores ?? []) {
+          const s = st.state === 'done' ? scoreState([...st.steps.values()].flatMap((x) => (x.value === null ? [] : [{ value: x.value }]))) : null;
+          if (s) byRollout.set(id, s);
+        }
+        rollouts.setScores(file, byRollout);
+      }),
+    );
+    this.tables.dumpSearch = dumpSearchCommands(timelines, output, files.dumps);
+
+    // Claude Code and Codex CLI sessions recorded in the workspace's folders.
+    sessions = this.add(new SessionsView(output, context.globalStorageUri, settings));
+    this.tables.sessions = sessions.commands();
+
+    for (const d of registerCommandTables(this.tables, (id, run) => vscode.commands.registerCommand(id, run))) this.add(d);
+    this.checkContributions();
+  }
+
+  /** Logs the commands package.json contributes that no table registers, and the reverse (a slip when adding a command). */
+  private checkContributions(): void {
+    const contributed = ((this.context.extension.packageJSON as { contributes?: { commands?: { command: string }[] } }).contributes?.commands ?? []).map((c) => c.command);
+    const { notContributed, notRegistered } = unmatchedCommands(this.tables, contributed, INTERNAL_COMMANDS);
+    if (notRegistered.length) this.output.warn(`commands contributed but not registered: ${notRegistered.join(', ')}`);
+    if (notContributed.length) this.output.warn(`commands registered but not contributed: ${notContributed.join(', ')}`);
+    this.output.debug(`registered ${commandIdsOf(this.tables).length} commands`);
+  }
+
+  /** What the extension's `deactivate` waits for: replay containers and snapshots being removed. */
+  deactivate(): Promise<void> | undefined {
+    return this.replay?.disposeAsync();
+  }
+
+  dispose(): void {
+    while (this.disposables.length) {
+      try {
+        this.disposables.pop()?.dispose();
+      } catch (e) {
+        this.output.error(`dispose: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
+}
