@@ -28,16 +28,10 @@ import { SessionsView } from './sessionsView';
 import { TimelineEditorProvider } from './timelineEditor';
 
 /**
- * Commands registered without a package.json contribution: arguments-only targets of tree items,
- * CodeLenses and hovers, not meant for the command palette.
+ * Commands registered without a package.json contribution: the targets of the inline scores'
+ * CodeLenses and hover links, which take arguments and are not meant for the command palette.
  */
-export const INTERNAL_COMMANDS: readonly string[] = [
-  'trajectoryInspector.openRollout',
-  'trajectoryInspector.openSearchResult',
-  'trajectoryInspector.scores.openStep',
-  'trajectoryInspector.scores.explain',
-  'trajectoryInspector.replay.runToStep',
-];
+export const INTERNAL_COMMANDS: readonly string[] = ['trajectoryInspector.scores.openStep', 'trajectoryInspector.scores.explain'];
 
 /** The running extension: its services, views and command registrations. */
 export class App implements vscode.Disposable {
