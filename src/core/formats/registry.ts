@@ -4,6 +4,7 @@
  */
 import { describeValue, UnknownFormatError, type Declined } from '../errors';
 import type { JsonDoc } from '../json';
+import { agentProcessBenchLoader } from './agentProcessBench';
 import { asciicastLoader } from './asciicast';
 import { copilotCliLoader } from './copilotCli';
 import { atifLoader, harborTrialResultLoader } from './atif';
@@ -20,11 +21,13 @@ import { openAiResponsesLoader } from './openAiResponses';
 import { openHandsEvalLoader } from './openhandsEval';
 import { openHandsV0Loader } from './openhandsV0';
 import { openHandsV1Loader } from './openhandsV1';
-import { agentProcessBenchLoader, prm800kLoader, processBenchLoader, trlStepwiseLoader } from './processLabels';
+import { prm800kLoader } from './prm800k';
+import { processBenchLoader } from './processBench';
 import { rllmEpisodeLoader } from './rllmEpisode';
 import { sweAgentLoader } from './sweAgent';
 import { sweTrajRowsLoader } from './sweTrajRows';
 import { tb1RunLoader, tb1TrialLoader } from './tb1';
+import { trlStepwiseLoader } from './trlStepwise';
 import type { FormatLoader, LoadInput } from './types';
 
 /** All loaders, most specific first. */

@@ -607,7 +607,7 @@ FAST_SUMMARIZERS['openai-chat'] = chatRowSummary;
 const PB_KEYS = new KeySet(['id', 'generator', 'problem', 'steps', 'final_answer_correct', 'label']);
 
 /**
- * ProcessBench items (`processbench`; processLabels.ts `pbRollout`): id and task `id`, resolved
+ * ProcessBench items (`processbench`; processBench.ts `pbRollout`): id and task `id`, resolved
  * `final_answer_correct`, steps = the problem + one per entry of `steps`; no group, no reward.
  * Checks what the loader's schema checks (ProcessBenchItem, `label` in −1…n−1); an item without an
  * `id` (its id is its ordinal in the file, which the scan does not know) goes to the loader.
