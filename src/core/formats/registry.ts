@@ -26,7 +26,8 @@ import { processBenchLoader } from './processBench';
 import { rllmEpisodeLoader } from './rllmEpisode';
 import { sweAgentLoader } from './sweAgent';
 import { sweTrajRowsLoader } from './sweTrajRows';
-import { tb1RunLoader, tb1TrialLoader } from './tb1';
+import { tb1RunLoader } from './tb1Run';
+import { tb1TrialLoader } from './tb1Trial';
 import { trlStepwiseLoader } from './trlStepwise';
 import type { FormatLoader, LoadInput } from './types';
 
