@@ -22,7 +22,7 @@ import { evalMetricsText, jobCountsText } from '../core/formats/harborJob';
 import { trialOfAttempt } from '../core/formats/harborLayout';
 import type { FormatId, HarborJob, Rollout } from '../core/model';
 import { parseQueryWords } from '../core/search/queryText';
-import { SearchError } from '../core/search/search';
+import { SearchError } from '../core/search/workspaceSearch';
 import type { RolloutSummary } from '../shared/protocol';
 import { fileLabel, formatReward, summarize } from './present';
 

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { describeQuery, parseSearchText } from '../../core/search/queryText';
 import { loadRolloutFile } from '../loadWorker';
-import { SearchError, searchRollouts, type FileHits, type RolloutHits, type SearchQuery, type SearchSummary, type StepHit } from '../../core/search/search';
+import { SearchError, searchRollouts, type FileHits, type RolloutHits, type SearchQuery, type SearchSummary, type StepHit } from '../../core/search/workspaceSearch';
 import { fileLabel } from '../present';
 import type { RolloutsView } from '../rolloutsView';
 import type { TimelineEditorProvider } from '../timelineEditor';
