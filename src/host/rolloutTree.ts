@@ -24,7 +24,8 @@ import type { FormatId, HarborJob, Rollout } from '../core/model';
 import { parseQueryWords } from '../core/search/queryText';
 import { SearchError } from '../core/search/workspaceSearch';
 import type { RolloutSummary } from '../shared/protocol';
-import { fileLabel, formatReward, summarize } from './present';
+import { formatReward } from '../shared/text';
+import { fileLabel, summarize } from './present';
 
 // ---------------------------------------------------------------------------------------------
 // Input: the files found and what is known of them
