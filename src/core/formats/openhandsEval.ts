@@ -7,9 +7,7 @@
  */
 import { z } from 'zod';
 import { RolloutLoadError } from '../errors';
-import {
-  unknownOutcome, type Rollout, type Step
-} from '../model';
+import { unknownOutcome, type Rollout, type Step } from '../model';
 import { metadataOf, readResponseMetrics, V0EventSchema, validateV1Events, type BuildInfo, type V0Event } from './openhandsEvents';
 import { buildV0Steps } from './openhandsV0Steps';
 import { buildV1Steps } from './openhandsV1Steps';

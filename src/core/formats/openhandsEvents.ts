@@ -70,10 +70,7 @@
 import { z } from 'zod';
 import type { LocatedIssue } from '../errors';
 import { JsonDoc, type JsonPath } from '../json';
-import {
-  type Role, type Step,
-  type TokenCounts
-} from '../model';
+import { type Role, type Step, type TokenCounts } from '../model';
 import { IssueCollector } from './rows';
 import { isObject, num, secondsBetween, str } from './util';
 

@@ -7,9 +7,7 @@
  */
 import { z } from 'zod';
 import { RolloutLoadError } from '../errors';
-import {
-  unknownOutcome, type Rollout
-} from '../model';
+import { unknownOutcome, type Rollout } from '../model';
 import { looksLikeV0Event, metadataOf, V0EventSchema, v0EventsPath } from './openhandsEvents';
 import { buildV0Steps } from './openhandsV0Steps';
 import type { Detection, FormatLoader, LoadInput } from './types';

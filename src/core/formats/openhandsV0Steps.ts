@@ -6,12 +6,7 @@
  * This module never imports `vscode`.
  */
 import { z } from 'zod';
-import {
-  makeStep, type Action,
-  type Observation, type SourceRange,
-  type Step,
-  type TokenCounts
-} from '../model';
+import { makeStep, type Action, type Observation, type SourceRange, type Step, type TokenCounts } from '../model';
 import { emptyInfo, fillDurations, hasTruncationMarker, joinText, roleOf, roundCost, TokenUsageSchema, type BuildInfo, type ResponseMetrics, type V0Event } from './openhandsEvents';
 import { isObject, num, str } from './util';
 

@@ -8,9 +8,7 @@
 import * as path from 'node:path';
 import { RolloutLoadError, type LocatedIssue } from '../errors';
 import { JsonDoc, type JsonlLine } from '../json';
-import {
-  unknownOutcome, type Rollout, type Step
-} from '../model';
+import { unknownOutcome, type Rollout, type Step } from '../model';
 import { looksLikeV1Event, metadataOf, readResponseMetrics, validateV1Event, validateV1Events, type BuildInfo, type ResponseMetrics } from './openhandsEvents';
 import { buildV1Steps, V1StepBuilder, type V1Item } from './openhandsV1Steps';
 import { IssueCollector } from './rows';

@@ -8,13 +8,7 @@
  */
 import { asWarning, type LocatedIssue } from '../errors';
 import { JsonDoc, type JsonPath } from '../json';
-import {
-  makeStep, type Action,
-  type Observation,
-  type Role, type SourceRange,
-  type Step,
-  type TokenCounts
-} from '../model';
+import { makeStep, type Action, type Observation, type Role, type SourceRange, type Step, type TokenCounts } from '../model';
 import { emptyInfo, hasTruncationMarker, joinText, roleOf, V1_KINDS, V1_OBSERVATION_KINDS, V1_SKIPPED_KINDS, type BuildInfo, type ResponseMetrics, type V1Event } from './openhandsEvents';
 import { EDITING_SUBCOMMANDS, parseArguments } from './toolCalls';
 import { contentText, isObject, num, secondsBetween, str } from './util';
