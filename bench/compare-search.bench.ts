@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { alignRollouts } from '../src/core/compare/align';
 import { loadFile } from '../src/core/load';
 import type { Rollout } from '../src/core/model';
-import { searchRollouts } from '../src/core/search/search';
+import { searchRollouts } from '../src/core/search/workspaceSearch';
 import { OUT_DIR, REPO_ROOT, fmt, median, timeRuns, writeSection } from './lib';
 
 const SAMPLES = process.env.SAMPLES_DIR ?? path.resolve(REPO_ROOT, '..', 'shared', 'samples');

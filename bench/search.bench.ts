@@ -1,5 +1,5 @@
 /**
- * In-file search (src/core/scale/search.ts) over the 1 GB dump against bare ripgrep on the same
+ * In-file search (src/core/scale/fileSearch.ts) over the 1 GB dump against bare ripgrep on the same
  * file, in the same run: a literal case-sensitive and case-insensitive, and a regular expression.
  * Two engines of searchFile: driven by ripgrep (rgPath: what Find in Dump uses, VS Code ships rg)
  * and the built-in scanner (the fallback without rg). Bare ripgrep runs as
@@ -10,7 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { searchFile, searchFileScan } from '../src/core/scale/search';
+import { searchFile, searchFileScan } from '../src/core/scale/fileSearch';
 import { generateDump } from './genDump';
 import { fmt, median, OUT_DIR, writeSection } from './lib';
 

@@ -1,6 +1,9 @@
 /** Small text formatters for the timeline (pure). */
 import type { Action, Observation, Step } from '../src/shared/model';
 
+// The reward, first-line and step-gist texts are the host's too (src/shared/text.ts).
+export { firstLine, formatReward, stepGist } from '../src/shared/text';
+
 /** `850 ms`, `2.1 s`, `3m 05s`, `1h 02m`. */
 export function formatDuration(sec: number): string {
   if (!Number.isFinite(sec) || sec < 0) return '';
@@ -17,12 +20,6 @@ export function formatCount(n: number): string {
   if (n < 10_000) return n.toLocaleString('en-US');
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
   return `${(n / 1_000_000).toFixed(1)}M`;
-}
-
-/** Integers with one decimal (`1.0`), others with at most three (same rule as the host's tree). */
-export function formatReward(x: number): string {
-  if (Number.isInteger(x)) return x.toFixed(1);
-  return String(Math.round(x * 1000) / 1000);
 }
 
 export function formatCost(usd: number): string {
@@ -101,26 +98,6 @@ export function clampText(text: string, maxLines: number, maxChars: number): { t
   }
   if (end >= text.length) return { text, cut: false };
   return { text: text.slice(0, end).trimEnd(), cut: true };
-}
-
-/** First line of a text, shortened to `max` characters. */
-export function firstLine(text: string, max = 80): string {
-  const t = text.trim();
-  const nl = t.indexOf('\n');
-  const line = nl >= 0 ? t.slice(0, nl) : t;
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-/** What a step is about in one line: its first command, tool, or message line (as the host's Go to Step list). */
-export function stepGist(step: Pick<Step, 'actions' | 'message' | 'reasoning' | 'observations'>): string {
-  for (const a of step.actions) {
-    if (a.command && a.command.trim()) return firstLine(a.command);
-    if (a.tool) return a.path ? `${a.tool} ${a.path}` : a.tool;
-  }
-  if (step.message.trim()) return firstLine(step.message);
-  if (step.reasoning?.trim()) return firstLine(step.reasoning);
-  const out = step.observations.find((o) => o.output.trim());
-  return out ? firstLine(out.output) : '';
 }
 
 /** Reference-label wording: +1 good, 0 neutral, −1 bad. */

@@ -1,6 +1,6 @@
 /**
  * `Find in Dump…` (trajectoryInspector.findInDump): streaming search inside a rollout file (core
- * scale/search.ts) with the hits listed in a quick pick as they are found (progress in its title,
+ * scale/fileSearch.ts) with the hits listed in a quick pick as they are found (progress in its title,
  * cancelled when the pick closes). Each hit names its rollout and (for the first 300) its step, with
  * the text around the match decoded as the agent saw it (core search/hitStep.ts). Picking a hit
  * opens its rollout in the timeline at the step whose text holds it (a JSONL dump through its
@@ -14,9 +14,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { NotIndexableError, type RolloutIndex } from '../core/scale/rolloutIndex';
 import { readRange } from '../core/scale/rowLoad';
-import { searchFile, SearchCancelledError, type SearchHit } from '../core/scale/search';
+import { searchFile, SearchCancelledError, type SearchHit } from '../core/scale/fileSearch';
 import { decodePreview, stepForHit } from '../core/search/hitStep';
-import { queryRegExp } from '../core/search/search';
+import { queryRegExp } from '../core/search/workspaceSearch';
 import { findRipgrep } from './search/ripgrep';
 import type { CommandTable } from './commandTable';
 import type { DumpIndexes } from './dumpIndexes';

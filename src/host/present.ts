@@ -7,22 +7,17 @@ import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { RolloutLoadError, UnknownFormatError, formatIssue } from '../core/errors';
 import { attemptNumber } from '../core/formats/harborLayout';
-import { countedSteps, type Outcome, type Rollout, type Step } from '../core/model';
+import { countedSteps, type Outcome, type Rollout } from '../core/model';
 import type { LoadedFile } from '../core/load';
 import { EscapeClamp } from '../core/escapes';
 import { MAX_EVENT_SECONDS } from '../core/formats/asciicast';
 import { outcomeText } from '../shared/outcome';
+import { formatReward, stepGist } from '../shared/text';
 import { FILE_ISSUES_MAX, MAX_TERM_COLS, MAX_TERM_ROWS, PICKER_MAX, pickerPositions, type CastEventCode, type CastEventView, type CastMessage, type CastView, type IssueView, type LiveInfo, type LoadErrorMessage, type RolloutMessage, type RolloutSummary, type RolloutUpdateMessage, type ViewConfig } from '../shared/protocol';
 
 /** A per-render nonce for the webview CSP: 128 random bits, base64 (never Math.random). */
 export function makeNonce(): string {
   return randomBytes(16).toString('base64');
-}
-
-/** Formats a reward: integers with one decimal (`1.0`), others with at most three. */
-export function formatReward(x: number): string {
-  if (Number.isInteger(x)) return x.toFixed(1);
-  return String(Math.round(x * 1000) / 1000);
 }
 
 /** `resolved`, `failed`, the recorded exit status, or `—` (unknown): `outcomeText` of src/shared/outcome.ts, the text every view uses. */
@@ -125,26 +120,6 @@ export function errorSummary(err: unknown, maxLines = 6): string {
   const text = err instanceof Error ? err.message : String(err);
   const lines = text.split('\n');
   return lines.length > maxLines ? `${lines.slice(0, maxLines).join('\n')}\n…` : text;
-}
-
-/** First line of a text, shortened to `max` characters. */
-export function firstLine(text: string, max = 80): string {
-  const t = text.trim();
-  const nl = t.indexOf('\n');
-  const line = nl >= 0 ? t.slice(0, nl) : t;
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-/** What a step is about in one line: its first command, tool, or message line. */
-export function stepGist(step: Step): string {
-  for (const a of step.actions) {
-    if (a.command && a.command.trim()) return firstLine(a.command);
-    if (a.tool) return a.path ? `${a.tool} ${a.path}` : a.tool;
-  }
-  if (step.message.trim()) return firstLine(step.message);
-  if (step.reasoning?.trim()) return firstLine(step.reasoning);
-  const out = step.observations.find((o) => o.output.trim());
-  return out ? firstLine(out.output) : '';
 }
 
 /** A Go to Step quick-pick entry (1-based numbers, as the timeline shows them). */

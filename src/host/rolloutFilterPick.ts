@@ -24,7 +24,7 @@ import {
   type RolloutRefine,
 } from './rolloutTree';
 import type { RolloutsView } from './rolloutsView';
-import { SearchError } from '../core/search/search';
+import { SearchError } from '../core/search/workspaceSearch';
 
 type Choice =
   | { kind: 'outcome'; filter: OutcomeFilter }

@@ -25,7 +25,8 @@ import { NotIndexableError } from '../core/scale/rolloutIndex';
 import { summarizeIndexed } from '../core/scale/summaries';
 import { readSettings, type SettingsWatcher } from './config';
 import { wantsIndex } from './dumpIndexes';
-import { derivedText, describeCounts, errorSummary, fileLabel, formatReward, joinGlobs, mapLimit, resolvedText } from './present';
+import { formatReward } from '../shared/text';
+import { derivedText, describeCounts, errorSummary, fileLabel, joinGlobs, mapLimit, resolvedText } from './present';
 import {
   DEFAULT_OPTIONS,
   FILTER_LABELS,

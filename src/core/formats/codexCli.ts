@@ -40,7 +40,7 @@
  *   function / custom / local-shell / web-search calls) until a tool output, a user message, a
  *   turn context (each sampling request writes one) or an event that ends the response. Outputs
  *   are joined to their call by `call_id` (any later step); as in the Responses loader
- *   (rlDumps.ts), a call after outputs starts a new step. Step range = the lines of its records
+ *   (openAiResponses.ts), a call after outputs starts a new step. Step range = the lines of its records
  *   (its items, their events, its token count and its outputs); duration = its last output's time
  *   minus its first record's time.
  * - Text that appears both as an `event_msg` (`agent_message`, `agent_reasoning`, `user_message`)

@@ -4,6 +4,7 @@
  */
 import { describeValue, UnknownFormatError, type Declined } from '../errors';
 import type { JsonDoc } from '../json';
+import { agentProcessBenchLoader } from './agentProcessBench';
 import { asciicastLoader } from './asciicast';
 import { copilotCliLoader } from './copilotCli';
 import { atifLoader, harborTrialResultLoader } from './atif';
@@ -12,14 +13,22 @@ import { clineLoader } from './cline';
 import { codexCliLoader } from './codexCli';
 import { geminiCliLoader } from './geminiCli';
 import { harborJobLoader } from './harborJob';
+import { harborTracesLoader } from './harborTraces';
 import { inspectLoader } from './inspect';
 import { miniSweAgentLoader } from './miniSweAgent';
-import { openHandsEvalLoader, openHandsV0Loader, openHandsV1Loader } from './openhands';
-import { agentProcessBenchLoader, prm800kLoader, processBenchLoader, trlStepwiseLoader } from './processLabels';
-import { harborTracesLoader, openAiChatLoader, openAiResponsesLoader, rllmEpisodeLoader } from './rlDumps';
+import { openAiChatLoader } from './openAiChat';
+import { openAiResponsesLoader } from './openAiResponses';
+import { openHandsEvalLoader } from './openhandsEval';
+import { openHandsV0Loader } from './openhandsV0';
+import { openHandsV1Loader } from './openhandsV1';
+import { prm800kLoader } from './prm800k';
+import { processBenchLoader } from './processBench';
+import { rllmEpisodeLoader } from './rllmEpisode';
 import { sweAgentLoader } from './sweAgent';
 import { sweTrajRowsLoader } from './sweTrajRows';
-import { tb1RunLoader, tb1TrialLoader } from './tb1';
+import { tb1RunLoader } from './tb1Run';
+import { tb1TrialLoader } from './tb1Trial';
+import { trlStepwiseLoader } from './trlStepwise';
 import type { FormatLoader, LoadInput } from './types';
 
 /** All loaders, most specific first. */

@@ -31,7 +31,7 @@
  * - Harbor's converters write `[exit_code] N` after `[stdout]`/`[stderr]` sections;
  * - mini-swe-agent's `<returncode>N</returncode>`, a JSON object output with an integer `exit_code`
  *   (or `returncode`) at its top level, and an `Exit code: N` line (at most 200 characters) that is
- *   the first or last line of the trimmed output (the RL dump conventions, rlDumps.ts module docs).
+ *   the first or last line of the trimmed output (the RL dump conventions, rlConversation.ts module docs).
  *
  * This module never imports `vscode`.
  */

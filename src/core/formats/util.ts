@@ -110,7 +110,7 @@ export function resolvedFromReward(reward: number | null): boolean | null {
  * `keystrokes` action (`arguments` = the command object), `task_complete: true` adds a `finish`
  * action. Returns null when the text (trimmed) is not such a JSON object — a reply with text around
  * the JSON is one Terminus rejects as a parse error, so it has no actions. Used by the Harbor traces
- * loader (rlDumps.ts) and the ATIF loader's raw-content mode (atif.ts: an agent step without tool
+ * loader (harborTraces.ts) and the ATIF loader's raw-content mode (atif.ts: an agent step without tool
  * calls whose message is such a reply).
  */
 export function terminusReplyActions(text: string): Action[] | null {

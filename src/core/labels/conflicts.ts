@@ -2,7 +2,8 @@
  * Dataset records whose own labels contradict each other: a ProcessBench item
  * whose final answer is wrong (`final_answer_correct: false`) while its `label` says no step is
  * wrong (−1), an AgentProcessBench row whose labelled steps are all +1 while its `final_label` is
- * −1. The loaders (src/core/formats/processLabels.ts) record such a conflict on the rollout
+ * −1. The loaders (src/core/formats/processBench.ts, agentProcessBench.ts) record such a conflict
+ * on the rollout
  * (`metadata.labelConflict`, with a located warning); `agreement` leaves these rollouts out of
  * Cohen's κ and the first-error metrics, and `export` drops, keeps or refuses them
  * (`--conflicts drop|keep|fail`). Pure; never imports `vscode`.

@@ -16,8 +16,8 @@
  * steps after an agent step (user follow-ups, stand-alone environment output) are appended to that
  * agent step's text; those before the first agent step form the prompt. Reasoning is not exported.
  *
- * Every exported file loads back through this project's own loaders (`src/core/formats/processLabels.ts`)
- * with the same labels (tests in test/unit/labels/export.test.ts).
+ * Every exported file loads back through this project's own loaders (src/core/formats/
+ * `agentProcessBench.ts`, `processBench.ts`, `prm800k.ts`, `trlStepwise.ts`) with the same labels (tests in test/unit/labels/export.test.ts).
  *
  * This module never imports `vscode`.
  */

@@ -1,6 +1,6 @@
 /**
  * In-file search of a (large) rollout file driven by ripgrep (VS Code ships one; the host passes
- * its path): the same queries and hits as the built-in scanner in search.ts — literals matched as
+ * its path): the same queries and hits as the built-in scanner in fileSearch.ts — literals matched as
  * written inside JSON strings (the query JSON-escaped), regular expressions on the raw line text —
  * at ripgrep's speed. ripgrep runs as `rg --no-config -o -b -n -a [-F] [-s|-i] -e QUERY FILE`;
  * each output line is `LINE:BYTE_OFFSET:MATCH`. Hits stream through `onHits`; `maxHits` stops

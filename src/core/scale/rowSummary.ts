@@ -4,14 +4,17 @@
  * formats the index knows (NeMo-Gym Responses rollouts `openai-responses`; OpenAI chat rows with
  * `messages`, `openai-chat`), and the real loader on that one line for every other row.
  *
- * The fast summary replays the loader's step mapping (rlDumps.ts `nemoRowRollout` /
- * `responsesSteps` / `Conversation`) on the items' `type`, `role`, `call_id` and the emptiness of
+ * The fast summary replays the loader's step mapping (openAiResponses.ts `nemoRowRollout` /
+ * `responsesSteps`, rlConversation.ts `Conversation`) on the items' `type`, `role`, `call_id` and the emptiness of
  * assistant texts only; a text that could hold a `<think>` block or a text tool call (Hermes
  * `<tool_call>`, XML `<function=…>`) is decoded and passed to the loader's own helpers. test/unit/scale/rolloutIndex.test.ts checks it
  * against the full loader on the real samples (same ids, groups, rewards, resolved, step counts).
  * This module never imports `vscode`.
  */
-import { chatPromptText, nemoTaskId, promptGroup, splitThink, textToolCalls } from '../formats/rlDumps';
+import { chatPromptText } from '../formats/openAiChat';
+import { nemoTaskId } from '../formats/openAiResponses';
+import { promptGroup, splitThink } from '../formats/rlConversation';
+import { textToolCalls } from '../formats/textToolCalls';
 import { toolCallAction } from '../formats/toolCalls';
 import { contentText, isObject, resolvedFromReward } from '../formats/util';
 import { byteAt, forEachItem, forEachMember, keyEquals, KeySet, parseSpan, readScalar, spanIncludes, valueEnd } from './jsonScan';
@@ -36,7 +39,7 @@ export interface RowSummary {
 export type RowSummarizer = (row: Buffer, file: string, line: number, out?: { end: number }) => RowSummary;
 
 // ---------------------------------------------------------------------------------------------
-// The step replay: Conversation (rlDumps.ts) reduced to what decides the number of steps
+// The step replay: Conversation (rlConversation.ts) reduced to what decides the number of steps
 
 interface MiniStep {
   agent: boolean;
@@ -49,7 +52,7 @@ interface MiniStep {
 class StepCounter {
   readonly steps: MiniStep[] = [];
   private pending: { step: MiniStep; callId: string | null }[] = [];
-  /** rlDumps.ts Conversation.awaitsTextResult: the next user message is the output of text tool calls. */
+  /** rlConversation.ts Conversation.awaitsTextResult: the next user message is the output of text tool calls. */
   textCallsPending = false;
 
   add(agent: boolean): MiniStep {
@@ -171,7 +174,7 @@ const PART_KEYS = new KeySet(['text', 'type']);
 const ITEM_KEYS = new KeySet(['type', 'role', 'call_id', 'id', 'name', 'content']);
 const ROW_KEYS = new KeySet(['reward', 'reward_components', 'resolved', 'instance_id', 'task_id', '_ng_task_index', '_ng_rollout_index', 'responses_create_params', 'response', 'metadata', 'instance_config']);
 const RCP_KEYS = new KeySet(['instructions', 'input', 'metadata']);
-/** The members of a row's metadata objects that can name its task (rlDumps.ts nemoTaskId). */
+/** The members of a row's metadata objects that can name its task (openAiResponses.ts nemoTaskId). */
 const TASK_KEYS = new KeySet(['instance_id', 'task_id', 'task_name', 'problem_id', 'instance_dict']);
 
 /** The task-naming scalar members of the object at `vs` (nothing else decoded), or undefined when it is no object. */
@@ -228,7 +231,7 @@ function contentEmpty(b: Buffer, s: number, e: number): boolean {
   return empty;
 }
 
-/** One Responses API item read for the replay (see responsesSteps in rlDumps.ts). */
+/** One Responses API item read for the replay (see responsesSteps in openAiResponses.ts). */
 function responsesItem(b: Buffer, s: number, conv: StepCounter): number {
   if (byteAt(b, s) !== 123) throw new Error('a Responses API item object expected');
   let type: string | null = null;
@@ -315,7 +318,7 @@ function responsesItem(b: Buffer, s: number, conv: StepCounter): number {
 }
 
 /**
- * NeMo-Gym Responses rollouts (`openai-responses`; rlDumps.ts `nemoRowRollout`): id
+ * NeMo-Gym Responses rollouts (`openai-responses`; openAiResponses.ts `nemoRowRollout`): id
  * `<instance_id | task-<n>>#rollout-<r>`, task, group `ng-task-<n>`, reward, resolved (`resolved`,
  * `metadata.eval_report[instance].resolved`, else from the reward unless it is a sum of
  * components), steps from `instructions`, `input` and `response.output`.
@@ -490,7 +493,7 @@ function chatToolCall(b: Buffer, s: number): { id: string | null; kind: string }
 }
 
 /**
- * OpenAI chat rollout rows with `messages` (`openai-chat`; rlDumps.ts `chatRowRollout` / `chatSteps`
+ * OpenAI chat rollout rows with `messages` (`openai-chat`; openAiChat.ts `chatRowRollout` / `chatSteps`
  * / `rlRollout`): id (`id` / `rollout_id` / `trajectory_id` / `request_id`, else `<path>:<line>`),
  * task (`instance_id` / `task_id`), group (`uid` / `group_id` / `group_uid` / `prompt_id`, else the
  * prompt hash over the messages before the first assistant message, which are decoded), reward
@@ -604,7 +607,7 @@ FAST_SUMMARIZERS['openai-chat'] = chatRowSummary;
 const PB_KEYS = new KeySet(['id', 'generator', 'problem', 'steps', 'final_answer_correct', 'label']);
 
 /**
- * ProcessBench items (`processbench`; processLabels.ts `pbRollout`): id and task `id`, resolved
+ * ProcessBench items (`processbench`; processBench.ts `pbRollout`): id and task `id`, resolved
  * `final_answer_correct`, steps = the problem + one per entry of `steps`; no group, no reward.
  * Checks what the loader's schema checks (ProcessBenchItem, `label` in −1…n−1); an item without an
  * `id` (its id is its ordinal in the file, which the scan does not know) goes to the loader.

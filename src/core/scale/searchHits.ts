@@ -1,7 +1,7 @@
 /**
  * The shapes of an in-file search (options, hits, result), its cancellation error, and the two
  * helpers both search engines use: which rollout a byte offset falls in, and a hit's preview.
- * Shared by scale/search.ts (the chunked scan) and scale/rgSearch.ts (ripgrep), so neither
+ * Shared by scale/fileSearch.ts (the chunked scan) and scale/rgSearch.ts (ripgrep), so neither
  * imports the other's module for them.
  */
 import type { IndexedRollout } from './rolloutIndex';

@@ -3,18 +3,18 @@
  * text as the agent saw it. A step's source range does not always cover every byte of its step: an
  * OpenAI Responses row keeps the assistant's message and its `function_call` as separate items (the
  * step's range is the message's), a SWE-agent file repeats each command in `history`. So the step is
- * the one whose own text (command, output, message, reasoning: search.ts `matchStep`) holds the
+ * the one whose own text (command, output, message, reasoning: workspaceSearch.ts `matchStep`) holds the
  * query, nearest the hit: the step whose range holds the hit, else the last such step starting
  * before it, else the first after it; when no step's text holds it, the step whose range holds the
  * hit, else the last one starting before it. Pure; unit-tested in test/unit/search/hitStep.test.ts.
  */
 import type { Rollout } from '../model';
-import { matchStep } from './search';
+import { matchStep } from './workspaceSearch';
 
 /**
  * The index (`Step.index`) of the step a hit at `at` belongs to, or null when the rollout has no steps.
  * @param at the hit's position in the file in the units of the steps' `range` (UTF-16 offsets: rowLoad.ts)
- * @param re the query as a regular expression on the decoded text (search.ts `queryRegExp`), or null to place by range only
+ * @param re the query as a regular expression on the decoded text (workspaceSearch.ts `queryRegExp`), or null to place by range only
  */
 export function stepForHit(rollout: Pick<Rollout, 'steps'>, at: number, re: RegExp | null): number | null {
   const steps = rollout.steps;

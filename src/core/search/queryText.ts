@@ -14,7 +14,7 @@
  * Pure; unit-tested. Throws SearchError with the offending word for a bad filter.
  */
 import type { Role } from '../model';
-import { SEARCH_FIELDS, SearchError, type SearchField, type SearchOutcome, type SearchQuery } from './search';
+import { SEARCH_FIELDS, SearchError, type SearchField, type SearchOutcome, type SearchQuery } from './workspaceSearch';
 
 const ROLES: readonly Role[] = ['agent', 'user', 'system', 'environment'];
 const OUTCOMES: readonly SearchOutcome[] = ['all', 'passed', 'failed', 'unknown'];

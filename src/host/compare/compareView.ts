@@ -16,7 +16,8 @@ import type {
   GroupMessage,
 } from '../../shared/compareProtocol';
 import { labelState } from '../rolloutTree';
-import { fileLabel, stepGist, webviewHtml, type HtmlParts } from '../present';
+import { stepGist } from '../../shared/text';
+import { fileLabel, webviewHtml, type HtmlParts } from '../present';
 
 /** A current label of any annotator (core `CurrentLabel` fields the view needs). */
 export interface LabelLike {

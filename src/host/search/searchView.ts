@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import { describeQuery, parseSearchText } from '../../core/search/queryText';
 import { notifyError } from '../notify';
 import type { RolloutFiles } from '../rolloutFiles';
-import { SearchError, searchRollouts, type FileHits, type RolloutHits, type SearchQuery, type SearchSummary, type StepHit } from '../../core/search/search';
+import { SearchError, searchRollouts, type FileHits, type RolloutHits, type SearchQuery, type SearchSummary, type StepHit } from '../../core/search/workspaceSearch';
 import { fileLabel } from '../present';
 import type { RolloutsView } from '../rolloutsView';
 import type { TimelineEditorProvider } from '../timelineEditor';

@@ -10,10 +10,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RolloutLoadError, UnknownFormatError } from '../../../src/core/errors';
-import { openHandsEvalLoader, openHandsV0Loader, openHandsV1Loader } from '../../../src/core/formats/openhands';
+import { openHandsEvalLoader } from '../../../src/core/formats/openhandsEval';
+import { openHandsV0Loader } from '../../../src/core/formats/openhandsV0';
+import { openHandsV1Loader } from '../../../src/core/formats/openhandsV1';
 import { loadFile, loadPath, makeInput } from '../../../src/core/load';
-import { nodeFiles } from '../../../src/core/nodeFiles';
 import type { Rollout } from '../../../src/core/model';
+import { nodeFiles } from '../../../src/core/nodeFiles';
 import { rangeValue, REPO_ROOT, sample, sampleJson, tmpDir } from '../samples';
 
 const HARBOR = 'openhands/harbor-rfc_openhands_trajectory.json';

@@ -11,14 +11,12 @@
  */
 import * as assert from 'node:assert/strict';
 import { UnknownFormatError } from '../../../src/core/errors';
-import {
-  agentProcessBenchLoader,
-  LABEL_SOURCE,
-  prm800kLoader,
-  processBenchLoader,
-  trlStepwiseLoader,
-} from '../../../src/core/formats/processLabels';
+import { agentProcessBenchLoader } from '../../../src/core/formats/agentProcessBench';
+import { prm800kLoader } from '../../../src/core/formats/prm800k';
+import { processBenchLoader } from '../../../src/core/formats/processBench';
+import { LABEL_SOURCE } from '../../../src/core/formats/processLabelRecords';
 import { pickLoader } from '../../../src/core/formats/registry';
+import { trlStepwiseLoader } from '../../../src/core/formats/trlStepwise';
 import type { FormatLoader } from '../../../src/core/formats/types';
 import { loadFile, makeInput } from '../../../src/core/load';
 import { Rollout, type Step } from '../../../src/core/model';

@@ -16,15 +16,13 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import { harborTracesLoader } from '../../../src/core/formats/harborTraces';
+import { openAiChatLoader } from '../../../src/core/formats/openAiChat';
+import { openAiResponsesLoader } from '../../../src/core/formats/openAiResponses';
 import { pickLoader } from '../../../src/core/formats/registry';
-import {
-  exitCodeOf,
-  harborTracesLoader,
-  openAiChatLoader,
-  openAiResponsesLoader,
-  rllmEpisodeLoader,
-  splitThink,
-} from '../../../src/core/formats/rlDumps';
+import { splitThink } from '../../../src/core/formats/rlConversation';
+import { rllmEpisodeLoader } from '../../../src/core/formats/rllmEpisode';
+import { exitCodeOf } from '../../../src/core/formats/textToolCalls';
 import type { FormatLoader } from '../../../src/core/formats/types';
 import { terminusReplyActions } from '../../../src/core/formats/util';
 import { loadFile, makeInput } from '../../../src/core/load';

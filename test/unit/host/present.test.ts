@@ -13,18 +13,17 @@ import {
   describeRollout,
   errorToMessage,
   fileLabel,
-  formatReward,
   joinGlobs,
   makeNonce,
   mapLimit,
   parseStepNumber,
   rolloutMessage,
-  stepGist,
   stepPickItems,
   summarize,
   timelineHtml,
 } from '../../../src/host/present';
 import { isHostMessage, isWebviewMessage, PICKER_MAX, pickerPositions } from '../../../src/shared/protocol';
+import { formatReward, stepGist } from '../../../src/shared/text';
 import { sample, tmpDir } from '../samples';
 
 const SWE_AGENT = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';

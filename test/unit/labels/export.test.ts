@@ -1,6 +1,7 @@
 /**
  * Label export (src/core/labels/export.ts): every format loads back through the project's own
- * loaders (src/core/formats/processLabels.ts) with the same labels, and rows have the field shapes
+ * loaders (src/core/formats/agentProcessBench.ts, processBench.ts, prm800k.ts, trlStepwise.ts) with
+ * the same labels, and rows have the field shapes
  * the format docs give (docs formats.md §7: AgentProcessBench rows, TRL stepwise supervision,
  * ProcessBench items). Sources: the real AgentProcessBench rows, the full real ProcessBench gsm8k
  * split, a real Harbor ATIF trajectory, labelled through the journal.

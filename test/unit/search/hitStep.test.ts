@@ -7,9 +7,9 @@
 import * as assert from 'node:assert/strict';
 import { buildIndex } from '../../../src/core/scale/rolloutIndex';
 import { loadRow, readRange } from '../../../src/core/scale/rowLoad';
-import { searchFile } from '../../../src/core/scale/search';
+import { searchFile } from '../../../src/core/scale/fileSearch';
 import { decodePreview, stepForHit } from '../../../src/core/search/hitStep';
-import { matchStep, queryRegExp } from '../../../src/core/search/search';
+import { matchStep, queryRegExp } from '../../../src/core/search/workspaceSearch';
 import { sample } from '../samples';
 
 describe('Find in Dump: the step of a hit (issue 21 item 2)', () => {

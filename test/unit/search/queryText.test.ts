@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { describeQuery, parseSearchText } from '../../../src/core/search/queryText';
-import { SearchError } from '../../../src/core/search/search';
+import { SearchError } from '../../../src/core/search/workspaceSearch';
 
 describe('search: the one-line query syntax', () => {
   it('reads text and filters', () => {

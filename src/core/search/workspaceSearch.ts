@@ -21,7 +21,7 @@
  * so a pattern must mean the same in both (lookaround and backreferences are rejected by rg).
  *
  * Pure Node (child_process, fs); never imports vscode. Tested with the real rg in
- * test/unit/search/search.test.ts.
+ * test/unit/search/workspaceSearch.test.ts.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';

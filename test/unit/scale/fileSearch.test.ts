@@ -1,12 +1,12 @@
 /**
- * Streaming in-file search (src/core/scale/search.ts) on the real NeMo-Gym sample: hits agree with
+ * Streaming in-file search (src/core/scale/fileSearch.ts) on the real NeMo-Gym sample: hits agree with
  * the test's own line-by-line count, at every chunk size, with byte offsets that point at the text
  * and the rollout (index entry) each falls in.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { buildIndex } from '../../../src/core/scale/rolloutIndex';
-import { searchFile, searchFileScan, SearchCancelledError } from '../../../src/core/scale/search';
+import { searchFile, searchFileScan, SearchCancelledError } from '../../../src/core/scale/fileSearch';
 import { sample, sampleJsonl, tmpFile } from '../samples';
 
 const SWE = 'openai-responses/nemo-gym_mini_swe_agent_2_example_rollouts.jsonl';
@@ -22,7 +22,7 @@ function expectedLines(text: string, needle: string, fold = false): number[] {
   return out;
 }
 
-describe('scale/search on the real NeMo-Gym sample', () => {
+describe('scale/fileSearch on the real NeMo-Gym sample', () => {
   const file = sample(SWE);
   const bytes = fs.readFileSync(file);
   const text = bytes.toString('utf8');
@@ -85,7 +85,7 @@ describe('scale/search on the real NeMo-Gym sample', () => {
   });
 });
 
-describe('scale/search driven by ripgrep (rgPath): the same hits as the built-in scanner', () => {
+describe('scale/fileSearch driven by ripgrep (rgPath): the same hits as the built-in scanner', () => {
   const RG = process.env.TI_RG ?? '/usr/bin/rg';
   const file = sample(SWE);
   before(function () {

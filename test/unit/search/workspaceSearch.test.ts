@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadFile } from '../../../src/core/load';
-import { SearchError, byteToUtf16Offsets, searchRollouts, type SearchQuery, type SearchSummary } from '../../../src/core/search/search';
+import { SearchError, byteToUtf16Offsets, searchRollouts, type SearchQuery, type SearchSummary } from '../../../src/core/search/workspaceSearch';
 import { sample, tmpDir } from '../samples';
 
 /** The real ripgrep (CI installs the `ripgrep` package; VS Code ships its own). A missing rg fails, never skips. */
