@@ -20,7 +20,7 @@ import { fileTitle, stepNumber } from '../core/naming';
 import { printable, printFailures } from './common';
 import { LABEL_USAGE, runAgreement, runExport } from './labels';
 import { runScore, runScorerCheck, SCORE_USAGE } from './score';
-import { fileWarnings, partFailures, showJson } from './showJson';
+import { fileWarnings, partFailures, writeShowJson } from './showJson';
 import { REPLAY_USAGE, runReplay } from './replay';
 import { runSessions, SESSIONS_USAGE } from './sessions';
 import { outcomeText } from '../shared/outcome';
@@ -82,6 +82,22 @@ function printJob(f: LoadedFile & { job: NonNullable<LoadedFile['job']> }): void
   }
 }
 
+/** Writes to stdout, waiting while a slow reader has not taken what was written (the output of `show --json` has no size limit). */
+function stdoutSink(chunk: string): void | Promise<void> {
+  if (process.stdout.write(chunk)) return;
+  return new Promise((resolve) => {
+    const done = () => {
+      process.stdout.off('drain', done);
+      process.stdout.off('close', done);
+      process.stdout.off('error', done);
+      resolve();
+    };
+    process.stdout.once('drain', done);
+    process.stdout.once('close', done);
+    process.stdout.once('error', done);
+  });
+}
+
 async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'export') return runExport(argv.slice(1));
   if (argv[0] === 'agreement') return runAgreement(argv.slice(1));
@@ -120,7 +136,7 @@ async function run(argv: string[]): Promise<number> {
   for (const w of warnings) process.stderr.write(`warning: ${printable(w.message)}\n`);
   if (cmd === 'show') {
     if (flags.has('--json')) {
-      process.stdout.write(JSON.stringify(showJson(result), null, 2) + '\n');
+      await writeShowJson(result, stdoutSink);
     } else {
       // A job's summary heads its trials.
       const ordered = [...result.files.filter((f) => f.job), ...result.files.filter((f) => !f.job)];
