@@ -26,7 +26,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { asWarning, describeValue, formatIssue, RolloutLoadError, type LocatedIssue } from '../errors';
 import { JsonDoc } from '../json';
-import { unknownOutcome, type Observation, type Outcome, type Rollout, type RolloutLink, type Step } from '../model';
+import { unknownOutcome, type Observation, type Outcome, type Rollout, type RolloutLink, type SourceRange, type Step } from '../model';
 import { inlineExitCode, textExitCode, textToolCalls } from './textToolCalls';
 import { attemptLinks, isTrialFolder, rawSessionLinks, trialAttempts, trialOfAttempt } from './harborLayout';
 import { toolCallAction, toolNames } from './toolCalls';
@@ -216,12 +216,13 @@ interface SubagentRef {
 }
 
 interface StepSource {
-  doc: JsonDoc;
+  /** Source range of the step in its file (null when unknown). */
+  range: SourceRange | null;
   /** Set for steps read from a continuation file. */
   file: string | null;
 }
 
-function mapStep(s: AtifStep, i: number, index: number, src: StepSource, refs: SubagentRef[]): Step {
+function mapStep(s: AtifStep, index: number, src: StepSource, refs: SubagentRef[]): Step {
   const message = atifText(s.message);
   // ATIF `arguments` is an object by the spec: a null one reads as `{}` (toolCalls.ts ToolCallOptions).
   let actions = (s.tool_calls ?? []).map((tc) => toolCallAction(tc.function_name, tc.arguments, tc.tool_call_id ?? null, { nullArgumentsAsEmpty: true }));
@@ -270,7 +271,7 @@ function mapStep(s: AtifStep, i: number, index: number, src: StepSource, refs: S
     durationSec: null,
     tokens,
     costUsd: m?.cost_usd ?? null,
-    range: src.doc.rangeOf(['steps', i]),
+    range: src.range,
   };
   if (src.file) step.file = src.file;
   if (s.is_copied_context != null) step.copiedContext = s.is_copied_context;
@@ -512,7 +513,10 @@ async function loadTrajectory(doc: JsonDoc, files: FileAccess, trial?: LoadedTri
   ];
   const perFile: { path: string; steps: number }[] = [];
   for (const part of parts) {
-    part.traj.steps.forEach((s, i) => steps.push(mapStep(s, i, steps.length, { doc: part.doc, file: part.file }, refs)));
+    // Step ranges from a scan of the text: the syntax tree of a trajectory of many steps would take many times its size.
+    const ranges = part.doc.itemRanges('steps');
+    const rangeOf = ranges && ranges.length === part.traj.steps.length ? (i: number) => ranges[i] : (i: number) => part.doc.rangeOf(['steps', i]);
+    part.traj.steps.forEach((s, i) => steps.push(mapStep(s, steps.length, { range: rangeOf(i), file: part.file }, refs)));
     perFile.push({ path: part.doc.file, steps: part.traj.steps.length });
     if (issues) issues.push(...stepIdIssues(part.doc, part.traj));
   }
