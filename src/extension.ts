@@ -7,7 +7,8 @@ import { registerCompareCommands } from './host/compare/compareCommands';
 import { ComparePanels } from './host/compare/comparePanel';
 import { SearchView } from './host/search/searchView';
 import { initDumpIndexes } from './host/dumpIndexes';
-import { initLoadWorkers } from './host/loadWorker';
+import { readConfig } from './host/config';
+import { initLoadWorkers, setLoadOptions } from './host/loadWorker';
 import { registerDumpSearch } from './host/dumpSearch';
 import { LabelService } from './host/labels';
 import { registerReplay, type ReplayController } from './host/replay/controller';
@@ -23,6 +24,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel('Trajectory Inspector', { log: true });
   initDumpIndexes(context.globalStorageUri, output);
   context.subscriptions.push(initLoadWorkers(context.asAbsolutePath('dist/loadWorker.js'), output));
+  // The user's load limits (the inflate budget of an archive) reach every file read from here on.
+  setLoadOptions({ maxInflatedBytes: readConfig().maxInflatedBytes });
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('trajectoryInspector.load')) setLoadOptions({ maxInflatedBytes: readConfig().maxInflatedBytes });
+    }),
+  );
   const labels = new LabelService(context.globalStorageUri, output);
   const timelines = new TimelineEditorProvider(context.extensionUri, output, labels);
   const rollouts = new RolloutsView(output, context.workspaceState, (f) => labels.locate(f).journal);

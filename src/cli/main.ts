@@ -1,8 +1,8 @@
 /**
  * `trajectory-inspector` command line: the headless face of core/.
  *
- *   trajectory-inspector show <file-or-folder> [--json]
- *   trajectory-inspector validate <file-or-folder> [--warnings-ok]
+ *   trajectory-inspector show <file-or-folder> [--json] [--max-inflated-mib N]
+ *   trajectory-inspector validate <file-or-folder> [--warnings-ok] [--max-inflated-mib N]
  *   trajectory-inspector export --format trl|agentprocessbench|processbench [options] <files…>
  *   trajectory-inspector agreement [options] <files…>
  *   trajectory-inspector sessions [--cwd DIR] [--json] [--root DIR]…
@@ -30,6 +30,8 @@ const USAGE = `Usage:
   trajectory-inspector validate <file-or-folder> [--warnings-ok]
                                                         check every rollout; exit 1 with located errors or
                                                         warnings (--warnings-ok: warnings are printed, exit 0)
+    (show, validate) --max-inflated-mib N               most MiB decompressed from one archive (.eval),
+                                                        all entries together (default 2048)
 ${SESSIONS_USAGE}
 ${LABEL_USAGE}
 ${REPLAY_USAGE}
@@ -105,6 +107,24 @@ async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'score') return runScore(argv.slice(1));
   if (argv[0] === 'scorer-check') return runScorerCheck(argv.slice(1));
   if (argv[0] === 'sessions') return runSessions(argv.slice(1));
+  // `--max-inflated-mib N` (or `=N`): the inflate budget of an archive, the one option with a value here.
+  let maxInflatedBytes: number | undefined;
+  const rest0: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a !== '--max-inflated-mib' && !a.startsWith('--max-inflated-mib=')) {
+      rest0.push(a);
+      continue;
+    }
+    const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+    const mib = Number(v);
+    if (v === undefined || !/^\d+$/.test(v) || mib < 1) {
+      process.stderr.write(`--max-inflated-mib takes a whole number of MiB of at least 1, not ${v === undefined ? 'nothing' : JSON.stringify(v)}\n`);
+      return 2;
+    }
+    maxInflatedBytes = mib * 1024 * 1024;
+  }
+  argv = rest0;
   const args = argv.filter((a) => !a.startsWith('--'));
   const flags = new Set(argv.filter((a) => a.startsWith('--')));
   if (flags.has('--help') || argv.length === 0) {
@@ -124,7 +144,7 @@ async function run(argv: string[]): Promise<number> {
   }
   let result: LoadResult;
   try {
-    result = await loadPath(target);
+    result = await loadPath(target, undefined, { maxInflatedBytes });
   } catch (e) {
     process.stderr.write(`error: ${(e as Error).message}\n`);
     return 1;

@@ -11,7 +11,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
-import { loadFile, type LoadedFile } from '../core/load';
+import { loadFile, type LoadedFile, type LoadOptions } from '../core/load';
 import { LoadPool, type LoadPoolOptions } from '../core/loadPool';
 
 /**
@@ -26,6 +26,13 @@ export const LOAD_WORKERS = 2;
 export const LOAD_WORKER_IDLE_MS = 60_000;
 
 let pool: LoadPool | null = null;
+/** How every file is read (the user's limits: `trajectoryInspector.load.*`); set by setLoadOptions. */
+let loadOptions: LoadOptions = {};
+
+/** Sets how `loadRolloutFile` reads files from now on (the extension sets it from the settings, and again when they change). */
+export function setLoadOptions(options: LoadOptions): void {
+  loadOptions = { ...options };
+}
 /** The newest load of each owner (a timeline panel): a newer one cancels the one still running. */
 const latest = new WeakMap<object, AbortController>();
 
@@ -72,14 +79,15 @@ export function readsInThread(file: string, size: number): boolean {
  */
 export async function loadRolloutFile(file: string, opts: { supersede?: object; signal?: AbortSignal } = {}): Promise<LoadedFile> {
   const workers = pool;
-  if (!workers) return loadFile(file);
+  const options = loadOptions;
+  if (!workers) return loadFile(file, undefined, options);
   let size: number;
   try {
     size = (await fs.stat(file)).size;
   } catch {
-    return loadFile(file); // it says what is wrong with the path
+    return loadFile(file, undefined, options); // it says what is wrong with the path
   }
-  if (readsInThread(file, size)) return loadFile(file);
+  if (readsInThread(file, size)) return loadFile(file, undefined, options);
   let ac: AbortController | undefined;
   if (opts.supersede) {
     latest.get(opts.supersede)?.abort();
@@ -88,7 +96,7 @@ export async function loadRolloutFile(file: string, opts: { supersede?: object; 
   }
   const signal = ac && opts.signal ? AbortSignal.any([ac.signal, opts.signal]) : (ac?.signal ?? opts.signal);
   try {
-    return await workers.load(file, { signal });
+    return await workers.load(file, { signal, options });
   } finally {
     if (opts.supersede && latest.get(opts.supersede) === ac) latest.delete(opts.supersede);
   }

@@ -14,7 +14,7 @@ import { RolloutLoadError, UnknownFormatError } from '../../../src/core/errors';
 import { loadFile, type LoadedFile } from '../../../src/core/load';
 import { LoadCancelledError, LoadPool, LoadWorkerError } from '../../../src/core/loadPool';
 import { packLoadedFile, unpackLoadedFile } from '../../../src/core/loadTransfer';
-import { initLoadWorkers, IN_THREAD_MAX_BYTES, loadRolloutFile } from '../../../src/host/loadWorker';
+import { initLoadWorkers, IN_THREAD_MAX_BYTES, loadRolloutFile, setLoadOptions } from '../../../src/host/loadWorker';
 import { REPO_ROOT, sample, SAMPLES_DIR, tmpDir, tmpFile } from '../samples';
 
 const SCRIPT = path.join(REPO_ROOT, 'src', 'core', 'loadWorkerMain.ts');
@@ -271,6 +271,25 @@ describe('host/loadWorker: loadRolloutFile', function () {
     const file = big();
     assert.deepStrictEqual(await loadRolloutFile(file), await loadFile(file));
     assert.equal(log.filter((m) => /load worker \d+ started/.test(m)).length, 1);
+  });
+
+  it('the inflate budget of an archive (setLoadOptions, the setting) reaches loads in the worker and in-thread', async () => {
+    const evalFile = sample('inspect/log_read_sample.eval');
+    const refused = (e: unknown) => e instanceof RolloutLoadError && e.issues.some((i) => /at most 1000 are inflated per file/.test(i.found));
+    await assert.rejects(loadFile(evalFile, undefined, { maxInflatedBytes: 1000 }), refused);
+    const own = new LoadPool({ script: SCRIPT, workerOptions: TSX, size: 1 });
+    try {
+      await assert.rejects(own.load(evalFile, { options: { maxInflatedBytes: 1000 } }), refused);
+    } finally {
+      await own.dispose();
+    }
+    try {
+      setLoadOptions({ maxInflatedBytes: 1000 });
+      await assert.rejects(loadRolloutFile(evalFile), refused);
+    } finally {
+      setLoadOptions({});
+    }
+    assert.equal((await loadRolloutFile(evalFile)).rollouts.length, 1);
   });
 
   it('a newer load with the same owner cancels the one still running', async () => {
