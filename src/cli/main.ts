@@ -86,7 +86,9 @@ function printJob(f: LoadedFile & { job: NonNullable<LoadedFile['job']> }): void
 
 /** Writes to stdout, waiting while a slow reader has not taken what was written (the output of `show --json` has no size limit). */
 function stdoutSink(chunk: string): void | Promise<void> {
-  if (process.stdout.write(chunk)) return;
+  // A reader that went away (`show --json … | head`): the rest is not written, and nothing waits for it.
+  if (process.stdout.destroyed) return;
+  if (process.stdout.write(chunk) || process.stdout.destroyed) return;
   return new Promise((resolve) => {
     const done = () => {
       process.stdout.off('drain', done);
