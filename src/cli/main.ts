@@ -1,8 +1,8 @@
 /**
  * `trajectory-inspector` command line: the headless face of core/.
  *
- *   trajectory-inspector show <file-or-folder> [--json]
- *   trajectory-inspector validate <file-or-folder> [--warnings-ok]
+ *   trajectory-inspector show <file-or-folder> [--json] [--max-inflated-mib N]
+ *   trajectory-inspector validate <file-or-folder> [--warnings-ok] [--max-inflated-mib N]
  *   trajectory-inspector export --format trl|agentprocessbench|processbench [options] <files…>
  *   trajectory-inspector agreement [options] <files…>
  *   trajectory-inspector sessions [--cwd DIR] [--json] [--root DIR]…
@@ -20,7 +20,7 @@ import { fileTitle, stepNumber } from '../core/naming';
 import { printable, printFailures } from './common';
 import { LABEL_USAGE, runAgreement, runExport } from './labels';
 import { runScore, runScorerCheck, SCORE_USAGE } from './score';
-import { fileWarnings, partFailures, showJson } from './showJson';
+import { fileWarnings, partFailures, writeShowJson } from './showJson';
 import { REPLAY_USAGE, runReplay } from './replay';
 import { runSessions, SESSIONS_USAGE } from './sessions';
 import { outcomeText } from '../shared/outcome';
@@ -30,6 +30,8 @@ const USAGE = `Usage:
   trajectory-inspector validate <file-or-folder> [--warnings-ok]
                                                         check every rollout; exit 1 with located errors or
                                                         warnings (--warnings-ok: warnings are printed, exit 0)
+    (show, validate) --max-inflated-mib N               most MiB decompressed from one archive (.eval),
+                                                        all entries together (default 2048)
 ${SESSIONS_USAGE}
 ${LABEL_USAGE}
 ${REPLAY_USAGE}
@@ -82,6 +84,24 @@ function printJob(f: LoadedFile & { job: NonNullable<LoadedFile['job']> }): void
   }
 }
 
+/** Writes to stdout, waiting while a slow reader has not taken what was written (the output of `show --json` has no size limit). */
+function stdoutSink(chunk: string): void | Promise<void> {
+  // A reader that went away (`show --json … | head`): the rest is not written, and nothing waits for it.
+  if (process.stdout.destroyed) return;
+  if (process.stdout.write(chunk) || process.stdout.destroyed) return;
+  return new Promise((resolve) => {
+    const done = () => {
+      process.stdout.off('drain', done);
+      process.stdout.off('close', done);
+      process.stdout.off('error', done);
+      resolve();
+    };
+    process.stdout.once('drain', done);
+    process.stdout.once('close', done);
+    process.stdout.once('error', done);
+  });
+}
+
 async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'export') return runExport(argv.slice(1));
   if (argv[0] === 'agreement') return runAgreement(argv.slice(1));
@@ -89,6 +109,24 @@ async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'score') return runScore(argv.slice(1));
   if (argv[0] === 'scorer-check') return runScorerCheck(argv.slice(1));
   if (argv[0] === 'sessions') return runSessions(argv.slice(1));
+  // `--max-inflated-mib N` (or `=N`): the inflate budget of an archive, the one option with a value here.
+  let maxInflatedBytes: number | undefined;
+  const rest0: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a !== '--max-inflated-mib' && !a.startsWith('--max-inflated-mib=')) {
+      rest0.push(a);
+      continue;
+    }
+    const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+    const mib = Number(v);
+    if (v === undefined || !/^\d+$/.test(v) || mib < 1) {
+      process.stderr.write(`--max-inflated-mib takes a whole number of MiB of at least 1, not ${v === undefined ? 'nothing' : JSON.stringify(v)}\n`);
+      return 2;
+    }
+    maxInflatedBytes = mib * 1024 * 1024;
+  }
+  argv = rest0;
   const args = argv.filter((a) => !a.startsWith('--'));
   const flags = new Set(argv.filter((a) => a.startsWith('--')));
   if (flags.has('--help') || argv.length === 0) {
@@ -108,7 +146,7 @@ async function run(argv: string[]): Promise<number> {
   }
   let result: LoadResult;
   try {
-    result = await loadPath(target);
+    result = await loadPath(target, undefined, { maxInflatedBytes });
   } catch (e) {
     process.stderr.write(`error: ${(e as Error).message}\n`);
     return 1;
@@ -120,7 +158,7 @@ async function run(argv: string[]): Promise<number> {
   for (const w of warnings) process.stderr.write(`warning: ${printable(w.message)}\n`);
   if (cmd === 'show') {
     if (flags.has('--json')) {
-      process.stdout.write(JSON.stringify(showJson(result), null, 2) + '\n');
+      await writeShowJson(result, stdoutSink);
     } else {
       // A job's summary heads its trials.
       const ordered = [...result.files.filter((f) => f.job), ...result.files.filter((f) => !f.job)];

@@ -22,7 +22,8 @@
 import { formatIssue, isWarning, RolloutLoadError } from '../core/errors';
 import { LOADERS } from '../core/formats/registry';
 import type { LoadFailure, LoadResult } from '../core/load';
-import type { HarborJob, Rollout, RolloutLink } from '../core/model';
+import { randomUUID } from 'node:crypto';
+import type { HarborJob, Rollout, RolloutLink, Step } from '../core/model';
 
 export interface ShowJson {
   format: string | null;
@@ -64,42 +65,51 @@ function linkJson(l: RolloutLink): ShowLink {
   return { relation: l.relation, label: l.label, path: l.path, rolloutId: l.rolloutId, stepIndex: l.stepIndex ?? null, missing: l.missing ?? null };
 }
 
-function rolloutJson(r: Rollout): ShowRollout {
-  const out: ShowRollout = {
+type ShowStep = ShowRollout['steps'][number];
+
+function stepJson(s: Step): ShowStep {
+  const step: ShowStep = {
+    index: s.index,
+    role: s.role,
+    timestamp: s.timestamp,
+    tokens: s.tokens,
+    actions: s.actions.map((a) => {
+      const act: ShowStep['actions'][number] = { kind: a.kind, command: a.command, tool: a.tool };
+      if (a.path !== undefined) act.path = a.path;
+      if (a.edit) act.edit = { op: a.edit.op, path: a.edit.path };
+      return act;
+    }),
+    observations: s.observations.map((o) => {
+      const obs: ShowStep['observations'][number] = { exitCode: o.exitCode, outputChars: o.output.length };
+      if (o.exitCodeFrom) obs.exitCodeFrom = o.exitCodeFrom;
+      if (o.isError !== undefined) obs.isError = o.isError;
+      return obs;
+    }),
+  };
+  if (s.event) step.event = s.event;
+  if (s.copiedContext) step.copiedContext = true;
+  if (s.links?.length) step.links = s.links.map(linkJson);
+  return step;
+}
+
+/** A rollout's document with `steps` set to `steps` (the steps' documents, or a stand-in the streaming writer replaces). */
+function rolloutJsonWith<S>(r: Rollout, steps: S): Omit<ShowRollout, 'steps'> & { steps: S } {
+  const out: Omit<ShowRollout, 'steps'> & { steps: S } = {
     id: r.id,
     task: r.task.id,
     source: r.source.path,
     agent: r.agent,
     workdir: r.environment.workdir,
     outcome: { reward: r.outcome.reward, resolved: r.outcome.resolved, status: r.outcome.status },
-    steps: r.steps.map((s) => {
-      const step: ShowRollout['steps'][number] = {
-        index: s.index,
-        role: s.role,
-        timestamp: s.timestamp,
-        tokens: s.tokens,
-        actions: s.actions.map((a) => {
-          const act: ShowRollout['steps'][number]['actions'][number] = { kind: a.kind, command: a.command, tool: a.tool };
-          if (a.path !== undefined) act.path = a.path;
-          if (a.edit) act.edit = { op: a.edit.op, path: a.edit.path };
-          return act;
-        }),
-        observations: s.observations.map((o) => {
-          const obs: ShowRollout['steps'][number]['observations'][number] = { exitCode: o.exitCode, outputChars: o.output.length };
-          if (o.exitCodeFrom) obs.exitCodeFrom = o.exitCodeFrom;
-          if (o.isError !== undefined) obs.isError = o.isError;
-          return obs;
-        }),
-      };
-      if (s.event) step.event = s.event;
-      if (s.copiedContext) step.copiedContext = true;
-      if (s.links?.length) step.links = s.links.map(linkJson);
-      return step;
-    }),
+    steps,
   };
   if (r.derived?.length) out.derived = r.derived;
   if (r.links?.length) out.links = r.links.map(linkJson);
   return out;
+}
+
+function rolloutJson(r: Rollout): ShowRollout {
+  return rolloutJsonWith(r, r.steps.map(stepJson));
 }
 
 /** The parts left out of loaded files (bad JSONL rows), as one located failure per file; warnings are not failures. */
@@ -115,17 +125,79 @@ export function fileWarnings(result: LoadResult): { path: string; message: strin
   return result.files.flatMap((f) => (f.issues ?? []).filter(isWarning).map((i) => ({ path: f.path, message: formatIssue(i) })));
 }
 
-/** Builds the `show --json` document from a load result. */
+/** Builds the `show --json` document from a load result (one value: for a small result; writeShowJson streams it). */
 export function showJson(result: LoadResult): ShowJson {
+  return showJsonWith(result, result.files.flatMap((f) => f.rollouts.map(rolloutJson)));
+}
+
+function showJsonWith<R>(result: LoadResult, rollouts: R): Omit<ShowJson, 'rollouts'> & { rollouts: R } {
   const formats = [...new Set(result.files.map((f) => f.format))];
   const versions = [...new Set(result.files.map((f) => f.schemaVersion))];
   return {
     format: formats.length === 1 ? formats[0] : formats.length ? 'mixed' : null,
     schemaVersion: versions.length === 1 ? versions[0] : null,
-    rollouts: result.files.flatMap((f) => f.rollouts.map(rolloutJson)),
+    rollouts,
     files: result.files.map((f) => ({ path: f.path, format: f.format, schemaVersion: f.schemaVersion, rollouts: f.rollouts.length, ...(f.job ? { job: f.job } : {}) })),
     errors: [...result.failures, ...partFailures(result)].map((f) => ({ path: f.path, message: f.error.message })),
     warnings: fileWarnings(result),
     skipped: result.skipped,
   };
+}
+
+/** Where writeShowJson puts its text: returns a promise while the consumer is full (backpressure), else nothing. */
+export type TextSink = (chunk: string) => void | Promise<void>;
+
+/** Text written per call of the sink (UTF-16 units): large enough to keep writes few, small enough to stay far from V8's longest string. */
+const CHUNK_CHARS = 1 << 20;
+
+/**
+ * Writes the `show --json` document of `result` to `sink`, the same text as
+ * `JSON.stringify(showJson(result), null, 2) + '\n'`, a rollout and a step at a time: no string
+ * holds more than one step's document and the pending chunk (about 1 Mi characters), so the size
+ * of the output is bounded by nothing but the disk.
+ */
+export async function writeShowJson(result: LoadResult, sink: TextSink): Promise<void> {
+  // Stand-ins for the arrays that are streamed: a random string no input can contain.
+  const mark = `\u0001${randomUUID()}`;
+  const markJson = JSON.stringify(mark);
+  let pending = '';
+  const put = async (text: string): Promise<void> => {
+    pending += text;
+    if (pending.length >= CHUNK_CHARS) {
+      const out = pending;
+      pending = '';
+      await sink(out);
+    }
+  };
+  /** `JSON.stringify(value, null, 2)` of a value nested `depth` levels deep (its lines after the first indented). */
+  const nested = (value: unknown, depth: number): string => JSON.stringify(value, null, 2).replace(/\n/g, '\n' + '  '.repeat(depth));
+  /** The text of `doc` (nested `depth` levels) around the stand-in: before and after it. */
+  const around = (doc: unknown, depth: number): [string, string] => {
+    const text = nested(doc, depth);
+    const at = text.indexOf(markJson);
+    return [text.slice(0, at), text.slice(at + markJson.length)];
+  };
+  /** An array streamed item by item, nested `depth` levels deep (its items one level deeper), as JSON.stringify indents it. */
+  const streamArray = async <T>(items: Iterable<T>, depth: number, write: (item: T) => Promise<void>): Promise<void> => {
+    let first = true;
+    for (const item of items) {
+      await put(first ? '[\n' + '  '.repeat(depth + 1) : ',\n' + '  '.repeat(depth + 1));
+      first = false;
+      await write(item);
+    }
+    await put(first ? '[]' : '\n' + '  '.repeat(depth) + ']');
+  };
+  const [head, tail] = around(showJsonWith(result, mark), 0);
+  await put(head);
+  const rollouts = (function* () {
+    for (const f of result.files) yield* f.rollouts;
+  })();
+  await streamArray(rollouts, 1, async (r) => {
+    const [rHead, rTail] = around(rolloutJsonWith(r, mark), 2);
+    await put(rHead);
+    await streamArray(r.steps, 3, (s) => put(nested(stepJson(s), 4)));
+    await put(rTail);
+  });
+  await put(tail + '\n');
+  if (pending) await sink(pending);
 }

@@ -70,6 +70,47 @@ function isJsonSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;
 }
 
+/** First offset at or after `i` that is not JSON whitespace (or the text's length). */
+function skipJsonSpace(t: string, i: number): number {
+  while (i < t.length && isJsonSpace(t.charCodeAt(i))) i++;
+  return i;
+}
+
+/** Offset just after the string that opens at `i` (a `"`) of a text that parsed as JSON. */
+function jsonStringEnd(t: string, i: number): number {
+  for (let j = i + 1; ; ) {
+    const q = t.indexOf('"', j);
+    if (q < 0) return t.length;
+    let b = q - 1;
+    while (t.charCodeAt(b) === 92) b--;
+    if ((q - 1 - b) % 2 === 0) return q + 1;
+    j = q + 1;
+  }
+}
+
+/** Offset just after the value that starts at `i` of a text that parsed as JSON (brackets counted outside strings). */
+function jsonValueEnd(t: string, i: number): number {
+  const c = t.charCodeAt(i);
+  if (c === 34) return jsonStringEnd(t, i);
+  if (c !== 91 && c !== 123) {
+    let j = i;
+    while (j < t.length) {
+      const d = t.charCodeAt(j);
+      if (d === 44 || d === 93 || d === 125 || isJsonSpace(d)) break;
+      j++;
+    }
+    return j;
+  }
+  let depth = 0;
+  for (let j = i; j < t.length; j++) {
+    const d = t.charCodeAt(j);
+    if (d === 34) j = jsonStringEnd(t, j) - 1;
+    else if (d === 91 || d === 123) depth++;
+    else if ((d === 93 || d === 125) && --depth === 0) return j + 1;
+  }
+  return t.length;
+}
+
 /**
  * Line starts of a text, for offset → line/column. A text that grows (a file being followed, read
  * a part at a time) is indexed part by part with `append`: positions are then those of the whole
@@ -216,6 +257,44 @@ export class JsonDoc {
     const node = path.length === 0 ? root : jsonc.findNodeAtLocation(root, path);
     if (!node) return null;
     return { start: this.baseOffset + node.offset, end: this.baseOffset + node.offset + node.length };
+  }
+
+  /**
+   * Ranges (file offsets) of the items of the array at the top-level key `key` of an object
+   * document, each equal to `rangeOf([key, i])`, found by one scan of the text without building the
+   * syntax tree (which takes many times the text's size for a document of many small values). Null
+   * when the document is not an object with such an array, or stands for an array item (`arrayItem`).
+   */
+  itemRanges(key: string): SourceRange[] | null {
+    if (this.itemIndex !== null) return null;
+    const t = this.text;
+    let i = skipJsonSpace(t, 0);
+    if (t.charCodeAt(i) !== 123) return null;
+    let found: SourceRange[] | null = null;
+    i = skipJsonSpace(t, i + 1);
+    while (t.charCodeAt(i) === 34) {
+      const keyEnd = jsonStringEnd(t, i);
+      const k = JSON.parse(t.slice(i, keyEnd)) as string;
+      i = skipJsonSpace(t, skipJsonSpace(t, keyEnd) + 1); // past the ':'
+      if (k === key) {
+        // JSON.parse keeps the last of repeated keys: so do the ranges.
+        found = null;
+        if (t.charCodeAt(i) === 91) {
+          found = [];
+          i = skipJsonSpace(t, i + 1);
+          while (i < t.length && t.charCodeAt(i) !== 93) {
+            const end = jsonValueEnd(t, i);
+            found.push({ start: this.baseOffset + i, end: this.baseOffset + end });
+            i = skipJsonSpace(t, end);
+            if (t.charCodeAt(i) === 44) i = skipJsonSpace(t, i + 1);
+          }
+          i++;
+        } else i = jsonValueEnd(t, i);
+      } else i = jsonValueEnd(t, i);
+      i = skipJsonSpace(t, i);
+      if (t.charCodeAt(i) === 44) i = skipJsonSpace(t, i + 1);
+    }
+    return found;
   }
 
   /**

@@ -44,6 +44,12 @@ export interface LoadResult {
   skipped: string[];
 }
 
+/** How files are read (the user's limits). */
+export interface LoadOptions {
+  /** Bytes inflated per archive (an Inspect AI `.eval`) at most, all entries together; default zip.ts MAX_INFLATED_BYTES (2 GiB). */
+  maxInflatedBytes?: number;
+}
+
 /**
  * Largest file read, in bytes: below V8's longest string (0x1fffffe8 UTF-16 units), so the decoded
  * text always fits in one string. A rollout this large could not be shown anyway.
@@ -206,7 +212,7 @@ export function isZip(bytes: Uint8Array): boolean {
  * @param file absolute path
  * @throws RolloutLoadError | UnknownFormatError
  */
-export async function loadFile(file: string, files: FileAccess = nodeFiles): Promise<LoadedFile> {
+export async function loadFile(file: string, files: FileAccess = nodeFiles, options: LoadOptions = {}): Promise<LoadedFile> {
   let bytes: Uint8Array | null;
   try {
     bytes = await files.readBytes(file);
@@ -222,7 +228,7 @@ export async function loadFile(file: string, files: FileAccess = nodeFiles): Pro
     throw new RolloutLoadError(file, null, [{ file, line: null, column: null, pointer: null, expected: 'a readable file', found: 'nothing (missing or not a file)' }]);
   }
   const input: LoadInput = isZip(bytes)
-    ? { path: file, text: '', bytes, doc: null, lines: null, parseLine: () => { throw new Error('not a text file'); }, files, issues: [] }
+    ? { path: file, text: '', bytes, doc: null, lines: null, parseLine: () => { throw new Error('not a text file'); }, files, issues: [], maxInflatedBytes: options.maxInflatedBytes }
     : makeInput(file, decodeUtf8(file, bytes), files);
   const loader = pickLoader(input);
   const rollouts = await loader.load(input);
@@ -402,7 +408,7 @@ function unreadable(e: RolloutLoadError): boolean {
  * Reads a file or a folder. A folder is scanned with findRolloutFiles; a folder that holds no
  * rollout file gives one failure saying so.
  */
-export async function loadPath(target: string, files: FileAccess = nodeFiles): Promise<LoadResult> {
+export async function loadPath(target: string, files: FileAccess = nodeFiles, options: LoadOptions = {}): Promise<LoadResult> {
   const abs = path.resolve(target);
   const result: LoadResult = { files: [], failures: [], skipped: [] };
   const list = (await files.isDirectory(abs)) ? await findRolloutFiles(abs, files) : [{ path: abs, named: true }];
@@ -412,7 +418,7 @@ export async function loadPath(target: string, files: FileAccess = nodeFiles): P
       continue;
     }
     try {
-      result.files.push(await loadFile(f.path, files));
+      result.files.push(await loadFile(f.path, files, options));
     } catch (e) {
       // An unnamed .json that no loader recognises is just another file in the folder; one that
       // could not be read at all (permissions, I/O, size) may be a rollout and is a failure.

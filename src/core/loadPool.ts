@@ -17,7 +17,7 @@
  * - `dispose()` stops every worker and fails what is pending with LoadWorkerError.
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import type { LoadedFile } from './load';
+import type { LoadedFile, LoadOptions } from './load';
 import { reviveLoadError, unpackLoadedFile, type LoadReply, type LoadRequest } from './loadTransfer';
 
 /** The load worker stopped (crashed, ran out of memory, could not start) or the pool was closed while the file was being read. */
@@ -67,6 +67,7 @@ interface Pending {
   reject(e: Error): void;
   signal?: AbortSignal;
   onAbort?: () => void;
+  options?: LoadOptions;
 }
 
 interface Slot {
@@ -102,11 +103,11 @@ export class LoadPool {
    * @throws RolloutLoadError | UnknownFormatError (as loadFile), LoadWorkerError (the worker stopped,
    *   or the pool is closed), LoadCancelledError (`signal` fired)
    */
-  load(file: string, opts: { signal?: AbortSignal } = {}): Promise<LoadedFile> {
+  load(file: string, opts: { signal?: AbortSignal; options?: LoadOptions } = {}): Promise<LoadedFile> {
     if (this.disposed) return Promise.reject(new LoadWorkerError(file, 'the load workers are closed'));
     if (opts.signal?.aborted) return Promise.reject(new LoadCancelledError(file));
     return new Promise<LoadedFile>((resolve, reject) => {
-      const p: Pending = { id: this.nextId++, file, resolve, reject, signal: opts.signal };
+      const p: Pending = { id: this.nextId++, file, resolve, reject, signal: opts.signal, options: opts.options };
       if (opts.signal) {
         p.onAbort = () => this.cancel(p);
         opts.signal.addEventListener('abort', p.onAbort, { once: true });
@@ -167,7 +168,7 @@ export class LoadPool {
       clearTimeout(slot.idleTimer);
       slot.busy = p;
       slot.worker.ref();
-      slot.worker.postMessage({ id: p.id, file: p.file } satisfies LoadRequest);
+      slot.worker.postMessage({ id: p.id, file: p.file, options: p.options } satisfies LoadRequest);
     }
   }
 

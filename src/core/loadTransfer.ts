@@ -12,7 +12,7 @@
  */
 import * as v8 from 'node:v8';
 import { RolloutLoadError, UnknownFormatError, type Declined, type LocatedIssue } from './errors';
-import type { LoadedFile } from './load';
+import type { LoadedFile, LoadOptions } from './load';
 import type { Rollout, Step } from './model';
 
 /** Host → worker: read one file. `id` pairs the reply with its request. */
@@ -20,6 +20,8 @@ export interface LoadRequest {
   id: number;
   /** Absolute path of the rollout file. */
   file: string;
+  /** How to read it (the user's limits). */
+  options?: LoadOptions;
 }
 
 /** A load error as plain data. */

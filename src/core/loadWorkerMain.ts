@@ -14,7 +14,7 @@ const port = parentPort;
 async function handle(req: LoadRequest): Promise<void> {
   let loaded: LoadedFile;
   try {
-    loaded = await loadFile(req.file);
+    loaded = await loadFile(req.file, undefined, req.options);
   } catch (e) {
     port.postMessage({ id: req.id, ok: false, error: serializeLoadError(e) } satisfies LoadReply);
     return;

@@ -11,7 +11,7 @@ import { commandIdsOf, registerCommandTables, unmatchedCommands, type CommandTab
 import { rolloutsCommands, timelineCommands } from './commands';
 import { compareCommands, searchCommands } from './compare/compareCommands';
 import { ComparePanels } from './compare/comparePanel';
-import { SettingsWatcher } from './config';
+import { readSettings, SettingsWatcher } from './config';
 import { DumpIndexes } from './dumpIndexes';
 import { dumpSearchCommands } from './dumpSearch';
 import { labelCommands } from './labelCommands';
@@ -77,6 +77,10 @@ export class App implements vscode.Disposable {
       loader: this.add(startLoadWorkers(context.asAbsolutePath('dist/loadWorker.js'), output)),
       dumps: new DumpIndexes(path.join(context.globalStorageUri.fsPath, 'rollout-index'), output),
     };
+    // The user's load limits (the inflate budget of an archive) reach every file read from here on.
+    const loadOptions = (): void => files.loader.setOptions({ maxInflatedBytes: readSettings().load.maxInflatedBytes });
+    loadOptions();
+    this.add(settings.onDidChange((e) => e.affects('load') && loadOptions()));
     const labels = this.add(new LabelService(context.globalStorageUri, output, settings));
     const journalOf = (f: string): string => labels.locate(f).journal;
     const timelines = this.add(new TimelineEditorProvider(context.extensionUri, output, labels, files));

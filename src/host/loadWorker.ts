@@ -11,7 +11,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
-import { loadFile, type LoadedFile } from '../core/load';
+import { loadFile, type LoadedFile, type LoadOptions } from '../core/load';
 import { LoadPool, type LoadPoolOptions } from '../core/loadPool';
 
 /**
@@ -57,8 +57,16 @@ export class RolloutLoader implements vscode.Disposable {
   /** The newest load of each owner (a timeline panel): a newer one cancels the one still running. */
   private readonly latest = new WeakMap<object, AbortController>();
 
+  /** How every file is read (the user's limits: `trajectoryInspector.load.*`); set by setOptions. */
+  private options: LoadOptions = {};
+
   /** @param pool the load workers; null: every file is read in-thread (unit tests of the views) */
   constructor(private pool: LoadPool | null) {}
+
+  /** Sets how files are read from now on (the composition root sets it from the settings, and again when they change). */
+  setOptions(options: LoadOptions): void {
+    this.options = { ...options };
+  }
 
   /**
    * Reads one rollout file, in a load worker unless it is small (readsInThread) or there are no
@@ -70,14 +78,15 @@ export class RolloutLoader implements vscode.Disposable {
    */
   async load(file: string, opts: { supersede?: object; signal?: AbortSignal } = {}): Promise<LoadedFile> {
     const workers = this.pool;
-    if (!workers) return loadFile(file);
+    const options = this.options;
+    if (!workers) return loadFile(file, undefined, options);
     let size: number;
     try {
       size = (await fs.stat(file)).size;
     } catch {
-      return loadFile(file); // it says what is wrong with the path
+      return loadFile(file, undefined, options); // it says what is wrong with the path
     }
-    if (readsInThread(file, size)) return loadFile(file);
+    if (readsInThread(file, size)) return loadFile(file, undefined, options);
     let ac: AbortController | undefined;
     if (opts.supersede) {
       this.latest.get(opts.supersede)?.abort();
@@ -86,7 +95,7 @@ export class RolloutLoader implements vscode.Disposable {
     }
     const signal = ac && opts.signal ? AbortSignal.any([ac.signal, opts.signal]) : (ac?.signal ?? opts.signal);
     try {
-      return await workers.load(file, { signal });
+      return await workers.load(file, { signal, options });
     } finally {
       if (opts.supersede && this.latest.get(opts.supersede) === ac) this.latest.delete(opts.supersede);
     }

@@ -42,6 +42,10 @@ export interface Settings {
     /** Observation lines shown before "show all" (0 = never collapse). */
     collapseOutputLines: number;
   };
+  load: {
+    /** Bytes inflated per archive (`.eval`) at most (`load.maxInflatedMiB`, in MiB there; at least 1 MiB). */
+    maxInflatedBytes: number;
+  };
   labels: {
     /** The annotator name as set, trimmed ('' = unset: the OS user name is used). */
     annotator: string;
@@ -105,6 +109,7 @@ export function readSettingsFrom(src: SettingSource): Settings {
     rollouts: { include: get('rollouts.include', isStrings, [...D['rollouts.include']]), exclude: get('rollouts.exclude', isStrings, [...D['rollouts.exclude']]) },
     sessions: { roots: get('sessions.roots', isStrings, [...D['sessions.roots']]) },
     timeline: { collapseOutputLines: typeof lines === 'number' && lines >= 0 ? Math.floor(lines) : D['timeline.collapseOutputLines'] },
+    load: { maxInflatedBytes: Math.floor(get('load.maxInflatedMiB', (v): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 1, D['load.maxInflatedMiB'])) * 1024 * 1024 },
     labels: {
       annotator: typeof annotator === 'string' ? annotator.trim() : D['labels.annotator'],
       exportNeutralAs: get('labels.exportNeutralAs', (v): v is NeutralMapping => (NEUTRAL_MAPPING_CHOICES as readonly unknown[]).includes(v), D['labels.exportNeutralAs']),

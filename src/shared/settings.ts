@@ -61,6 +61,9 @@ export const DEFAULT_SCORER_IDLE_MINUTES = 15;
 /** Default `trajectoryInspector.scorer.inline`: gutter, end-of-line, hover and CodeLens on the raw file. */
 export const DEFAULT_SCORER_INLINE = true;
 
+/** Default `trajectoryInspector.load.maxInflatedMiB`: MiB inflated per archive (`.eval`) at most (core zip.ts MAX_INFLATED_BYTES). */
+export const DEFAULT_MAX_INFLATED_MIB = 2048;
+
 /**
  * Every `trajectoryInspector.*` setting's default, keyed by the id without the prefix (the values
  * above, and those of the settings with no constant of their own). package.json declares the same
@@ -72,6 +75,7 @@ export const SETTING_DEFAULTS = {
   'rollouts.exclude': DEFAULT_EXCLUDE,
   'sessions.roots': DEFAULT_SESSION_ROOTS,
   'timeline.collapseOutputLines': DEFAULT_COLLAPSE_LINES,
+  'load.maxInflatedMiB': DEFAULT_MAX_INFLATED_MIB,
   'labels.annotator': DEFAULT_ANNOTATOR,
   'labels.exportNeutralAs': DEFAULT_EXPORT_NEUTRAL,
   'replay.image': DEFAULT_REPLAY_IMAGE,

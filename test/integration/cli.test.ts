@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { censusFile, REPO_ROOT, sample, sampleJson, tmpDir } from '../unit/samples';
+import { writeZip } from '../unit/zipWriter';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 
@@ -237,5 +238,18 @@ describe('CLI (dist/cli.js)', function () {
     assert.equal(dir.code, 1, dir.stdout);
     assert.match(dir.stderr, /t2\/agent\/trajectory\.json: expected a rollout file, found a folder/);
     assert.match(dir.stdout, /t2\/result\.json/);
+  });
+
+  it('--max-inflated-mib sets the inflate budget of an archive: past it the load fails saying the budget; a bad value is a usage error', () => {
+    const file = path.join(tmpDir(), 'big.eval');
+    fs.writeFileSync(file, writeZip([{ name: 'header.json', data: Buffer.alloc(3 * 1024 * 1024, 0x20) }], 8));
+    const low = cli('validate', '--max-inflated-mib', '2', file);
+    assert.equal(low.code, 1);
+    assert.match(low.stderr + low.stdout, /at most 2097152 are inflated per file/);
+    const high = cli('validate', `--max-inflated-mib=64`, file);
+    assert.equal(high.code, 1);
+    assert.doesNotMatch(high.stderr + high.stdout, /inflated per file/);
+    for (const bad of ['0', 'x', '1.5']) assert.equal(cli('show', '--max-inflated-mib', bad, file).code, 2, bad);
+    assert.equal(cli('show', file, '--max-inflated-mib').code, 2);
   });
 });

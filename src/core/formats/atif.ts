@@ -26,7 +26,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { asWarning, describeValue, formatIssue, RolloutLoadError, type LocatedIssue } from '../errors';
 import { JsonDoc } from '../json';
-import { unknownOutcome, type Observation, type Outcome, type Rollout, type RolloutLink, type Step } from '../model';
+import { unknownOutcome, type Observation, type Outcome, type Rollout, type RolloutLink, type SourceRange, type Step } from '../model';
 import { inlineExitCode, textExitCode, textToolCalls } from './textToolCalls';
 import { attemptLinks, isTrialFolder, rawSessionLinks, trialAttempts, trialOfAttempt } from './harborLayout';
 import { toolCallAction, toolNames } from './toolCalls';
@@ -108,6 +108,8 @@ const TrajectorySchema = z.looseObject({
   extra: z.unknown().optional(),
 });
 type AtifTrajectory = z.infer<typeof TrajectorySchema>;
+/** The fields of a trajectory beside its steps (a trajectory read a window of steps at a time). */
+const TrajectoryHeadSchema = TrajectorySchema.omit({ steps: true });
 
 const TimingSchema = z.looseObject({ started_at: z.string().nullish(), finished_at: z.string().nullish() }).nullish();
 
@@ -216,12 +218,13 @@ interface SubagentRef {
 }
 
 interface StepSource {
-  doc: JsonDoc;
+  /** Source range of the step in its file (null when unknown). */
+  range: SourceRange | null;
   /** Set for steps read from a continuation file. */
   file: string | null;
 }
 
-function mapStep(s: AtifStep, i: number, index: number, src: StepSource, refs: SubagentRef[]): Step {
+function mapStep(s: AtifStep, index: number, src: StepSource, refs: SubagentRef[]): Step {
   const message = atifText(s.message);
   // ATIF `arguments` is an object by the spec: a null one reads as `{}` (toolCalls.ts ToolCallOptions).
   let actions = (s.tool_calls ?? []).map((tc) => toolCallAction(tc.function_name, tc.arguments, tc.tool_call_id ?? null, { nullArgumentsAsEmpty: true }));
@@ -270,7 +273,7 @@ function mapStep(s: AtifStep, i: number, index: number, src: StepSource, refs: S
     durationSec: null,
     tokens,
     costUsd: m?.cost_usd ?? null,
-    range: src.doc.rangeOf(['steps', i]),
+    range: src.range,
   };
   if (src.file) step.file = src.file;
   if (s.is_copied_context != null) step.copiedContext = s.is_copied_context;
@@ -512,24 +515,48 @@ async function loadTrajectory(doc: JsonDoc, files: FileAccess, trial?: LoadedTri
   ];
   const perFile: { path: string; steps: number }[] = [];
   for (const part of parts) {
-    part.traj.steps.forEach((s, i) => steps.push(mapStep(s, i, steps.length, { doc: part.doc, file: part.file }, refs)));
+    // Step ranges from a scan of the text: the syntax tree of a trajectory of many steps would take many times its size.
+    const ranges = part.doc.itemRanges('steps');
+    const rangeOf = ranges && ranges.length === part.traj.steps.length ? (i: number) => ranges[i] : (i: number) => part.doc.rangeOf(['steps', i]);
+    part.traj.steps.forEach((s, i) => steps.push(mapStep(s, steps.length, { range: rangeOf(i), file: part.file }, refs)));
     perFile.push({ path: part.doc.file, steps: part.traj.steps.length });
     if (issues) issues.push(...stepIdIssues(part.doc, part.traj));
   }
   for (let i = 0; i + 1 < steps.length; i++) steps[i].durationSec = secondsBetween(steps[i].timestamp, steps[i + 1].timestamp);
+  await linkSubagents(steps, 0, refs, file, files, embeddedIds(traj));
 
-  // Subagent references: resolve next to the file, record whether present (never inlined).
+  const stepModel = traj.steps.find((s) => s.source === 'agent' && s.model_name)?.model_name ?? null;
+  const rollout = await rolloutHead(traj, file, files, result, stepModel, warnings);
+  rollout.steps = steps;
+  if (conts.length) {
+    rollout.metadata.finalMetricsByFile = parts.map((p) => ({ path: p.doc.file, finalMetrics: p.traj.final_metrics ?? null }));
+    rollout.metadata.continuationFiles = conts.map((c) => c.doc.file);
+    rollout.metadata.stepsPerFile = perFile;
+  }
+  if (refs.length) rollout.metadata.subagentRefs = refs;
+  return rollout;
+}
+
+/** Ids of the subagent trajectories embedded in the file (`subagent_trajectories[].trajectory_id`). */
+function embeddedIds(traj: Pick<AtifTrajectory, 'subagent_trajectories'>): Set<string> {
+  return new Set((traj.subagent_trajectories ?? []).flatMap((t) => (isObject(t) && typeof t.trajectory_id === 'string' ? [t.trajectory_id] : [])));
+}
+
+/**
+ * Resolves the subagent references of `steps` (whose first is step `first` of the rollout) next to
+ * their file, records whether each is present (never inlined), and makes each a link of the step
+ * whose observation names it (Step.links, relation subagent).
+ */
+async function linkSubagents(steps: Step[], first: number, refs: SubagentRef[], file: string, files: FileAccess, embedded: ReadonlySet<string>): Promise<void> {
   for (const ref of refs) {
     if (!ref.trajectoryPath) continue;
-    const owner = steps[ref.stepIndex].file ?? file;
+    const owner = steps[ref.stepIndex - first].file ?? file;
     const abs = path.resolve(path.dirname(owner), ref.trajectoryPath);
     ref.resolvedPath = abs;
     ref.exists = (await files.list(path.dirname(abs))).includes(path.basename(abs));
   }
-  // …and each is a link from the step whose observation names it (Step.links, relation subagent).
-  const embedded = new Set((traj.subagent_trajectories ?? []).flatMap((t) => (isObject(t) && typeof t.trajectory_id === 'string' ? [t.trajectory_id] : [])));
   for (const ref of refs) {
-    const step = steps[ref.stepIndex];
+    const step = steps[ref.stepIndex - first];
     const label = ref.trajectoryId ?? ref.sessionId ?? (ref.trajectoryPath ? path.basename(ref.trajectoryPath) : 'subagent');
     const missing = ref.resolvedPath
       ? ref.exists
@@ -540,8 +567,21 @@ async function loadTrajectory(doc: JsonDoc, files: FileAccess, trial?: LoadedTri
         : 'the reference names no trajectory_path';
     (step.links ??= []).push({ relation: 'subagent', label, path: ref.resolvedPath, rolloutId: null, callId: ref.callId, missing });
   }
+}
 
-  const stepModel = traj.steps.find((s) => s.source === 'agent' && s.model_name)?.model_name ?? null;
+/**
+ * The rollout of a trajectory without its steps (`steps: []`): id, agent (the model from the
+ * trajectory's agent, else `stepModel`, else the trial's), metadata, the trial's outcome and task,
+ * the trial folder's links.
+ */
+async function rolloutHead(
+  traj: z.infer<typeof TrajectoryHeadSchema>,
+  file: string,
+  files: FileAccess,
+  result: LoadedTrialResult | null,
+  stepModel: string | null,
+  warnings: string[],
+): Promise<Rollout> {
   const agent: Rollout['agent'] = {
     name: traj.agent?.name ?? null,
     version: traj.agent?.version ?? null,
@@ -559,16 +599,10 @@ async function loadTrajectory(doc: JsonDoc, files: FileAccess, trial?: LoadedTri
   if (traj.trajectory_id != null) metadata.trajectoryId = traj.trajectory_id;
   if (traj.notes != null) metadata.notes = traj.notes;
   if (traj.final_metrics != null) metadata.finalMetrics = traj.final_metrics;
-  if (conts.length) {
-    metadata.finalMetricsByFile = parts.map((p) => ({ path: p.doc.file, finalMetrics: p.traj.final_metrics ?? null }));
-    metadata.continuationFiles = conts.map((c) => c.doc.file);
-    metadata.stepsPerFile = perFile;
-  }
   const toolDefs = traj.agent?.tool_definitions;
   if (toolDefs?.length) metadata.toolNames = toolNames(toolDefs);
   if (traj.agent && 'extra' in traj.agent && traj.agent.extra != null) metadata.agentExtra = traj.agent.extra;
   if (traj.extra != null) metadata.extra = traj.extra;
-  if (refs.length) metadata.subagentRefs = refs;
   if (traj.subagent_trajectories?.length) {
     metadata.subagentTrajectories = traj.subagent_trajectories.map((t) =>
       isObject(t)
@@ -595,7 +629,7 @@ async function loadTrajectory(doc: JsonDoc, files: FileAccess, trial?: LoadedTri
     environment: { image: null, workdir: null },
     outcome: trialOut ? trialOut.outcome : unknownOutcome(),
     groupId: null,
-    steps,
+    steps: [],
     metadata,
   };
   if (trialOut?.derived.length) rollout.derived = trialOut.derived;
@@ -604,6 +638,74 @@ async function loadTrajectory(doc: JsonDoc, files: FileAccess, trial?: LoadedTri
   const links = trialDir ? await harborLinks(trialDir, files) : [];
   if (links.length) rollout.links = links;
   return rollout;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A trajectory read a window of steps at a time (scale/stepIndex.ts)
+
+/** A trajectory whose steps are read a window at a time: what atifStepWindow needs beside the steps. */
+export interface AtifHead {
+  /** The rollout as a full load gives it, without steps (`steps: []`; continuations not joined). */
+  rollout: Rollout;
+  /** Ids of the subagent trajectories embedded in the file. */
+  embedded: ReadonlySet<string>;
+  /** `continued_trajectory_ref` of the file (its continuation is not read with the steps), or null. */
+  continuation: string | null;
+}
+
+/**
+ * Reads the fields of a trajectory beside its steps (`doc`: the top-level object without `steps`,
+ * positioned in the file) into the rollout a full load gives, without steps; joins the trial's
+ * `result.json` as a full load does.
+ * @param stepModel the `model_name` of the first agent step that has one (the agent's model when the trajectory names none)
+ * @throws RolloutLoadError for an unsupported schema version or header fields of the wrong types
+ */
+export async function loadAtifHead(doc: JsonDoc, files: FileAccess, stepModel: string | null): Promise<AtifHead> {
+  const sv = doc.get(['schema_version']);
+  if (typeof sv === 'string') checkVersion(doc, sv);
+  const traj = doc.validate(TrajectoryHeadSchema, FORMAT_LABEL);
+  const warnings: string[] = [];
+  const result = await readTrialResultNear(doc.file, files, warnings);
+  const rollout = await rolloutHead(traj, doc.file, files, result, stepModel, warnings);
+  return { rollout, embedded: embeddedIds(traj), continuation: traj.continued_trajectory_ref ?? null };
+}
+
+/** The `model_name` of an agent step value when it has one (for loadAtifHead's `stepModel`), else null. */
+export function agentStepModel(value: unknown): string | null {
+  return isObject(value) && value.source === 'agent' && typeof value.model_name === 'string' && value.model_name ? value.model_name : null;
+}
+
+/** One step of a window: its value parsed alone and positioned in the file, its index in `steps`, its range. */
+export interface AtifStepItem {
+  /** The step's document: JsonDoc.parse of its text at its offset, pointers relative to the step. */
+  doc: JsonDoc;
+  /** Index of the step in the file's `steps`. */
+  item: number;
+  range: SourceRange;
+}
+
+/**
+ * The steps of a window (`items`, consecutive, the first being step `items[0].item` of the file),
+ * mapped as a full load maps them: index, range, duration to the next step (`nextTimestamp`: the
+ * timestamp of the step after the window, or null), subagent links.
+ * @throws RolloutLoadError (located, pointers `/steps/<i>/…`) for a step that does not conform
+ */
+export async function atifStepWindow(file: string, items: readonly AtifStepItem[], nextTimestamp: string | null, files: FileAccess, embedded: ReadonlySet<string>): Promise<Step[]> {
+  const refs: SubagentRef[] = [];
+  const first = items.length ? items[0].item : 0;
+  const steps = items.map((it) => {
+    let s: AtifStep;
+    try {
+      s = it.doc.validate(StepSchema, FORMAT_LABEL);
+    } catch (e) {
+      if (!(e instanceof RolloutLoadError)) throw e;
+      throw new RolloutLoadError(e.file, e.format, e.issues.map((i) => ({ ...i, pointer: `/steps/${it.item}${i.pointer ?? ''}` })));
+    }
+    return mapStep(s, it.item, { range: it.range, file: null }, refs);
+  });
+  for (let i = 0; i < steps.length; i++) steps[i].durationSec = secondsBetween(steps[i].timestamp, i + 1 < steps.length ? steps[i + 1].timestamp : nextTimestamp);
+  await linkSubagents(steps, first, refs, file, files, embedded);
+  return steps;
 }
 
 /**

@@ -386,7 +386,7 @@ async function loadEval(input: LoadInput, bytes: Uint8Array): Promise<Rollout[]>
   const file = input.path;
   let zip: ZipArchive;
   try {
-    zip = await ZipArchive.open(bytes);
+    zip = await ZipArchive.open(bytes, { maxInflatedBytes: input.maxInflatedBytes });
   } catch (e) {
     if (!(e instanceof ZipError)) throw e;
     // A cut file has no directory: the error names the entry the cut falls in.

@@ -67,7 +67,9 @@ export const LOADERS: readonly FormatLoader[] = [
  */
 export function pickLoader(input: LoadInput, loaders: readonly FormatLoader[] = LOADERS): FormatLoader {
   let best: { loader: FormatLoader; confidence: number } | null = null;
-  const declined: Declined[] = [];
+  // Declines are located only when no loader accepts: locating builds the document's syntax tree,
+  // which for a large file takes many times its size.
+  const declined: { label: string; reason: string; at?: (string | number)[] }[] = [];
   for (const loader of loaders) {
     let d;
     try {
@@ -78,10 +80,10 @@ export function pickLoader(input: LoadInput, loaders: readonly FormatLoader[] = 
     if (d.accept) {
       if (!best || d.confidence > best.confidence) best = { loader, confidence: d.confidence };
     } else {
-      declined.push(locateDecline(input, loader.label, d.reason, d.at));
+      declined.push({ label: loader.label, reason: d.reason, at: d.at });
     }
   }
-  if (!best) throw new UnknownFormatError(input.path, declined);
+  if (!best) throw new UnknownFormatError(input.path, declined.map((d) => locateDecline(input, d.label, d.reason, d.at)));
   return best.loader;
 }
 

@@ -75,6 +75,12 @@ export interface LoadInput {
    * `doc.value` holds only this index and the row loaders read only that row (rows.ts `rowRefs`).
    */
   item?: number;
+  /**
+   * Bytes inflated from an archive (an Inspect AI `.eval`) at most, all its entries together
+   * (zip.ts `ZipArchive.open` maxInflatedBytes); undefined: zip.ts MAX_INFLATED_BYTES. The
+   * user's `trajectoryInspector.load.maxInflatedMiB` setting or the CLI's `--max-inflated-mib`.
+   */
+  maxInflatedBytes?: number;
 }
 
 /** What a record stream needs to start: the file, its neighbours, and a line parser positioned in the file. */

@@ -55,7 +55,7 @@ export interface ItemLocation {
 }
 
 /** Line positions of an item's text that starts at line `firstLine`, column `firstColumn`, UTF-16 offset `base` of the file. */
-class ItemLineIndex extends LineIndex {
+export class ItemLineIndex extends LineIndex {
   constructor(
     text: string,
     private readonly firstLine: number,
@@ -135,7 +135,7 @@ export function itemLocation(e: IndexedRollout): ItemLocation {
  * blocks found natively (isAscii), the others counted byte by byte (every byte that does not
  * continue a character is one unit, a 4-byte character two), nothing decoded.
  */
-function utf16Length(b: Buffer, s: number, e: number): number {
+export function utf16Length(b: Buffer, s: number, e: number): number {
   if (isAscii(b.subarray(s, e))) return e - s;
   let n = 0;
   for (let k = s; k < e; k += 1024) {

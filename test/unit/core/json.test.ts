@@ -87,4 +87,21 @@ describe('core/json', () => {
     const doc = JsonDoc.parse('/x.jsonl', lines[1].text, lines[1].offset, idx);
     assert.deepEqual(doc.locate(['b']), { line: 3, column: 6 }); // the value 2
   });
+  it('itemRanges gives the ranges rangeOf gives for the items of a top-level array, without the syntax tree', () => {
+    const texts = [
+      '{"a": 1, "steps": [ {"x": "]}\\"" }, [1, [2]], "s", -1.5e3 , true, null,{} ], "z": {"steps": [9]}}',
+      ' {\n "steps":[],"b":"\\\\"}',
+      '{"é": "ü", "steps": ["😀", {"t": "x\\u0022"}]}',
+    ];
+    for (const text of texts) {
+      const doc = JsonDoc.parse('/x.json', text, 7);
+      const items = (doc.value as { steps: unknown[] }).steps;
+      assert.deepEqual(doc.itemRanges('steps'), items.map((_, i) => doc.rangeOf(['steps', i])), text);
+    }
+    // Repeated keys: the ranges are those of the value JSON.parse keeps (the last).
+    assert.deepEqual(JsonDoc.parse('/x.json', '{"steps": [1], "steps": [{"k": [ ]}, 2]}').itemRanges('steps'), [{ start: 25, end: 35 }, { start: 37, end: 38 }]);
+    assert.equal(JsonDoc.parse('/x.json', '{"steps": 3}').itemRanges('steps'), null);
+    assert.equal(JsonDoc.parse('/x.json', '[1]').itemRanges('steps'), null);
+    assert.equal(JsonDoc.parse('/x.json', '{"a": [1]}').itemRanges('steps'), null);
+  });
 });

@@ -274,6 +274,25 @@ describe('host/loadWorker: RolloutLoader', function () {
     assert.equal(log.filter((m) => /load worker \d+ started/.test(m)).length, 1);
   });
 
+  it('the inflate budget of an archive (RolloutLoader.setOptions, the setting) reaches loads in the worker and in-thread', async () => {
+    const evalFile = sample('inspect/log_read_sample.eval');
+    const refused = (e: unknown) => e instanceof RolloutLoadError && e.issues.some((i) => /at most 1000 are inflated per file/.test(i.found));
+    await assert.rejects(loadFile(evalFile, undefined, { maxInflatedBytes: 1000 }), refused);
+    const own = new LoadPool({ script: SCRIPT, workerOptions: TSX, size: 1 });
+    try {
+      await assert.rejects(own.load(evalFile, { options: { maxInflatedBytes: 1000 } }), refused);
+    } finally {
+      await own.dispose();
+    }
+    try {
+      loader.setOptions({ maxInflatedBytes: 1000 });
+      await assert.rejects(loadRolloutFile(evalFile), refused);
+    } finally {
+      loader.setOptions({});
+    }
+    assert.equal((await loadRolloutFile(evalFile)).rollouts.length, 1);
+  });
+
   it('a newer load with the same owner cancels the one still running', async () => {
     const owner = {};
     const first = outcome(() => loadRolloutFile(big(), { supersede: owner }));
