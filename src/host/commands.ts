@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { annotatorAgreement } from '../core/labels/agreement';
 import { agreementText, type AgreementReport } from '../core/labels/report';
 import { labelsFrom, REFERENCE, type NeutralMapping } from '../core/labels/select';
+import { LABEL_ACTION_COMMANDS } from '../shared/keymap';
 import type { LabelAction } from '../shared/protocol';
 import { DEFAULT_EXPORT_NEUTRAL, NEUTRAL_MAPPING_CHOICES } from '../shared/settings';
 import { SECTION } from './config';
@@ -44,18 +45,6 @@ export const COMMANDS = {
   exportLabels: 'trajectoryInspector.exportLabels',
   showAgreement: 'trajectoryInspector.showAgreement',
 } as const;
-
-/** The labelling commands that do what their key does in the timeline. */
-const LABEL_ACTION_COMMANDS: [string, LabelAction][] = [
-  [COMMANDS.labelGood, 'good'],
-  [COMMANDS.labelNeutral, 'neutral'],
-  [COMMANDS.labelBad, 'bad'],
-  [COMMANDS.clearLabel, 'clear'],
-  [COMMANDS.markFirstError, 'firstError'],
-  [COMMANDS.addNote, 'note'],
-  [COMMANDS.commitAndNext, 'commitAndNext'],
-  [COMMANDS.showLabelKeys, 'showKeys'],
-];
 
 function activeOrExplain(timelines: TimelineEditorProvider): TimelinePanel | null {
   const p = timelines.activePanel;
