@@ -1,8 +1,11 @@
 /**
- * The webview's side of the host protocol: the one `acquireVsCodeApi()` object (it can be acquired
- * only once, and stays private here), typed posting, persisted UI state and validated inbound messages.
- * Outside VS Code (the webview test harness) a page defines `acquireVsCodeApi` itself.
+ * The webview's side of the host protocols: the one `acquireVsCodeApi()` object (it can be acquired
+ * only once, and stays private here: no other module calls it), typed posting, persisted UI state
+ * and validated inbound messages, for the timeline (src/shared/protocol.ts) and the compare page
+ * (src/shared/compareProtocol.ts). Outside VS Code (the webview test harness) a page defines
+ * `acquireVsCodeApi` itself.
  */
+import { isCompareHostMessage, type CompareHostMessage, type CompareWebviewMessage } from '../src/shared/compareProtocol';
 import { isHostMessage, isPersistedState, type HostMessage, type PersistedState, type WebviewMessage } from '../src/shared/protocol';
 
 interface VsCodeApi {
@@ -46,8 +49,22 @@ export function saveState(state: PersistedState): void {
  * the e2e tier. The frame is sandboxed, so only the webview host can post to it anyway.)
  */
 export function onHostMessage(handler: (msg: HostMessage) => void): () => void {
+  return listen(isHostMessage, handler);
+}
+
+/** Sends a message of the compare page to the extension host. */
+export function postCompare(msg: CompareWebviewMessage): void {
+  vscode().postMessage(msg);
+}
+
+/** `onHostMessage` for the compare page: every well-formed compare message; returns the unsubscribe. */
+export function onCompareMessage(handler: (msg: CompareHostMessage) => void): () => void {
+  return listen(isCompareHostMessage, handler);
+}
+
+function listen<M>(is: (v: unknown) => v is M, handler: (msg: M) => void): () => void {
   const listener = (e: MessageEvent): void => {
-    if (isHostMessage(e.data)) handler(e.data);
+    if (is(e.data)) handler(e.data);
   };
   window.addEventListener('message', listener);
   return () => window.removeEventListener('message', listener);

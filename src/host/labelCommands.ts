@@ -12,23 +12,15 @@ import { labelsFrom, REFERENCE, type NeutralMapping } from '../core/labels/selec
 import type { LabelAction } from '../shared/protocol';
 import { NEUTRAL_MAPPING_CHOICES } from '../shared/settings';
 import type { CommandTable } from './commandTable';
+import { LABEL_ACTION_COMMANDS } from '../shared/keymap';
 import { COMMANDS, NOT_SHOWN_YET, activeOrExplain } from './commands';
 import { readSettings, updateUserSetting } from './config';
 import { FORMAT_ITEMS, defaultExportPath, exportFileLabels, labelSources, neutralCount, neutralItems } from './labelExport';
 import { notifyInfo, notifyWarning } from './notify';
 import type { TimelineEditorProvider, TimelinePanel } from './timelineEditor';
 
-/** The labelling commands that do what their key does in the timeline. */
-export const LABEL_ACTION_COMMANDS: [string, LabelAction][] = [
-  [COMMANDS.labelGood, 'good'],
-  [COMMANDS.labelNeutral, 'neutral'],
-  [COMMANDS.labelBad, 'bad'],
-  [COMMANDS.clearLabel, 'clear'],
-  [COMMANDS.markFirstError, 'firstError'],
-  [COMMANDS.addNote, 'note'],
-  [COMMANDS.commitAndNext, 'commitAndNext'],
-  [COMMANDS.showLabelKeys, 'showKeys'],
-];
+/** The labelling commands that do what their key does in the timeline (derived from the timeline's key table). */
+export { LABEL_ACTION_COMMANDS };
 
 /** The active timeline's file and label session, or null (having told the user why). */
 function activeLabels(timelines: TimelineEditorProvider): { file: NonNullable<TimelinePanel['loadedFile']>; session: NonNullable<TimelinePanel['labels']> } | null {

@@ -13,7 +13,6 @@
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
 import {
-  isCompareHostMessage,
   type CompareHostMessage,
   type CompareLabelView,
   type CompareMessage,
@@ -25,16 +24,9 @@ import {
   type GroupMessage,
   type TextDiffView,
 } from '../../src/shared/compareProtocol';
+import { onCompareMessage, postCompare } from '../ipc';
 
-interface VsCodeApi {
-  postMessage(message: unknown): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-let api: VsCodeApi | null = null;
-function post(m: CompareWebviewMessage): void {
-  api ??= typeof acquireVsCodeApi === 'function' ? acquireVsCodeApi() : { postMessage: () => undefined };
-  api.postMessage(m);
-}
+const post = (m: CompareWebviewMessage): void => postCompare(m);
 
 const STATUS_TEXT: Record<CompareRowView['status'], string> = { same: 'same', changed: 'changed', 'only-left': 'only left', 'only-right': 'only right' };
 
@@ -99,22 +91,23 @@ export class TiCompare extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    window.addEventListener('message', this.onMessage);
+    this.unlisten = onCompareMessage(this.onMessage);
     window.addEventListener('keydown', this.onKey);
     post({ type: 'ready' });
   }
 
   override disconnectedCallback(): void {
-    window.removeEventListener('message', this.onMessage);
+    this.unlisten?.();
+    this.unlisten = null;
     window.removeEventListener('keydown', this.onKey);
     super.disconnectedCallback();
   }
 
-  private readonly onMessage = (e: MessageEvent): void => {
-    if (isCompareHostMessage(e.data)) {
-      this.view = e.data;
-      this.current = -1;
-    }
+  private unlisten: (() => void) | null = null;
+
+  private readonly onMessage = (m: CompareHostMessage): void => {
+    this.view = m;
+    this.current = -1;
   };
 
   private readonly onKey = (e: KeyboardEvent): void => {

@@ -10,10 +10,10 @@
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { ReplayAction, ReplayStateMessage, ReplayStepView } from '../../src/shared/protocol';
-import { post } from '../ipc';
+import { replay } from '../timeline/actions';
 
 function send(action: ReplayAction, rolloutIndex: number, stepIndex?: number): void {
-  post({ type: 'replay', action, rolloutIndex, ...(stepIndex !== undefined ? { stepIndex } : {}) });
+  replay(action, rolloutIndex, stepIndex);
 }
 
 const shared = css`
