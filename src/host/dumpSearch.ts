@@ -155,7 +155,7 @@ export function registerDumpSearch(timelines: TimelineEditorProvider, output: vs
       try {
         if (index && h.rollout !== null) {
           const step = stepOf.has(h.offset) ? stepOf.get(h.offset)! : ((await stepsOfHits(file, index, h.rollout, [h.offset], re)).get(h.offset) ?? null);
-          await timelines.openRollout(uri, h.rollout, step);
+          await timelines.openRollout(uri, h.rollout, step, undefined, { pattern: q.query, regex: q.regex, caseSensitive: q.caseSensitive });
         } else {
           await revealInSource(file, null, h.line);
         }

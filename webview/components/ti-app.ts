@@ -64,6 +64,7 @@ import './ti-scrollmarks';
 import { stripRanges } from '../scores';
 import { formatSize, StepStore } from '../stepStore';
 import { CardAnchor, topCard } from '../cardAnchor';
+import type { HighlightNotification } from '../../src/shared/protocol';
 
 type View =
   | { kind: 'waiting' }
@@ -715,6 +716,8 @@ export class TiApp extends LitElement {
 
   @state() private view: View = { kind: 'waiting' };
   @state() private selected: number | null = null;
+  /** A search's matches marked in the step it opened, until the selection moves or Escape. */
+  @state() private highlight: Omit<HighlightNotification, 'type'> | null = null;
   @state() private expanded = new Set<number>();
   @state() private cast: CastState | null = null;
   /** The labels of the rollout shown, as the host last sent them (null until they come). */
@@ -960,6 +963,10 @@ export class TiApp extends LitElement {
       case 'selectStep':
         this.select(m.index, m.reveal === false ? null : 'center');
         break;
+      case 'highlight':
+        this.highlight = { rolloutIndex: m.rolloutIndex, index: m.index, query: m.query };
+        this.select(m.index, 'center');
+        break;
       case 'moveSelection':
         this.move(m.delta);
         break;
@@ -1126,6 +1133,7 @@ export class TiApp extends LitElement {
       else if (this.follow) this.setFollow(false);
     }
     const changed = i !== this.selected;
+    if (this.highlight && this.highlight.index !== i) this.highlight = null;
     this.selected = i;
     if (block) this.pendingReveal = { index: i, block };
     if (changed) {
@@ -1357,6 +1365,7 @@ export class TiApp extends LitElement {
         break;
       case 'Escape':
         if (this.showKeys) this.showKeys = false;
+        else if (this.highlight) this.highlight = null;
         else handled = false;
         break;
       default:
@@ -1782,7 +1791,8 @@ export class TiApp extends LitElement {
       aria-selected=${s.index === this.selected ? 'true' : 'false'}
       .step=${s}
       .cutFields=${full ? null : this.stepStore.cutOf(s.index)}
-      .expanded=${this.expanded.has(s.index)}
+      .expanded=${this.expanded.has(s.index) || this.highlightOf(m, s.index) !== null}
+      .highlight=${this.highlightOf(m, s.index)}
       .collapseLines=${lines}
       .startTime=${start}
       .label=${idx.mine.get(s.index) ?? null}
@@ -1794,6 +1804,12 @@ export class TiApp extends LitElement {
       .scoreRange=${this.scoresMsg?.range ?? null}
       .scorer=${this.scoresMsg?.scorer ?? null}
     ></ti-step-card>`;
+  }
+
+  /** The search query whose matches step `index` of the rollout shown marks; null for every other step. */
+  private highlightOf(m: RolloutMessage, index: number): HighlightNotification['query'] | null {
+    const h = this.highlight;
+    return h && h.rolloutIndex === m.rolloutIndex && h.index === index ? h.query : null;
   }
 
   /** The replay state when it belongs to the rollout shown. */
