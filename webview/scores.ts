@@ -37,7 +37,7 @@ export function formatScore(value: number, range: readonly [number, number]): st
  * bench/RESULTS.md ("Built-in scorer vs labels").
  */
 export const BUILTIN_SCORER_SCOPE =
-  'Built-in rules: good at finding failed commands (exit codes, error text, command not found), failing tests, harness parse errors and repeated failing commands in coding and terminal rollouts. Not a judge of reasoning: a step with no such signal scores 0.50 (no signal), so math or question-answering steps are not told apart.';
+  'Built-in rules: good at finding failed commands and tool calls (exit codes, error text, command not found), failing tests, harness parse errors and repeated failing commands in coding and terminal rollouts, and at crediting test progress and edits that the next test run passes. Not a judge of reasoning, nor of whether a call was the right one: a call that returned without an error scores 0.65 whatever it did, a step with nothing to judge (no result, bare keystrokes) 0.50, and math or question-answering steps are not told apart.';
 
 /** Tooltip of a step's score (with the built-in scorer: what its rules are good for and what not). */
 export function scoreTitle(s: StepScoreView, range: readonly [number, number], scorer: { name: string; version: string; model: string | null } | null): string {

@@ -159,7 +159,7 @@ async function findInDump(timelines: TimelineEditorProvider, output: vscode.LogO
       if (index && dumps && h.rollout !== null) {
         const dumpsOf = dumps;
         const step = stepOf.has(h.offset) ? stepOf.get(h.offset)! : ((await stepsOfHits(dumpsOf, file, index, h.rollout, [h.offset], re)).get(h.offset) ?? null);
-        await timelines.openRollout(uri, h.rollout, step);
+        await timelines.openRollout(uri, h.rollout, step, undefined, { pattern: q.query, regex: q.regex, caseSensitive: q.caseSensitive });
       } else {
         await revealInSource(file, null, h.line);
       }

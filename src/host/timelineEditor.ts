@@ -29,6 +29,7 @@ import { castError, errorToMessage, makeNonce, rolloutMessage, rolloutUpdateMess
 import { StepSlices } from './stepSlices';
 import { FollowLoop, JsonlFollower, watchFile, type FileWatch, type FollowResult } from '../core/follow';
 import type { LiveInfo } from '../shared/protocol';
+import type { HighlightQuery } from '../shared/highlight';
 import { liveFiles } from './liveFiles';
 
 export const TIMELINE_VIEW_TYPE = 'trajectoryInspector.timeline';
@@ -94,6 +95,8 @@ export class TimelinePanel implements vscode.Disposable {
   selectedStep: number | null = null;
   /** A step to select once the rollout is shown (from a command that ran before `ready`). */
   private pendingStep: number | null = null;
+  /** A search's matches to mark in the step a search result opens, posted after the message that shows it. */
+  private pendingHighlight: { step: number; query: HighlightQuery } | null = null;
   /** The labels of this file (shared with other timelines of the file); null until opened. */
   private labelSession: LabelSession | null = null;
   private labelUnsub: (() => void) | null = null;
@@ -527,6 +530,9 @@ export class TimelinePanel implements vscode.Disposable {
       const msg = f ? f.message(this.rolloutIndex, select, this.config()) : rolloutMessage(this.loaded, this.rolloutIndex, select, this.config());
       if (this.live) msg.live = this.follower ? this.liveInfo(this.follower) : this.live;
       this.post(this.slices.present(msg));
+      const hl = this.pendingHighlight;
+      this.pendingHighlight = null;
+      if (hl && hl.step === select) this.post({ type: 'highlight', rolloutIndex: this.rolloutIndex, index: hl.step, query: hl.query });
       this.sentSteps = msg.rollout.steps.length;
       this.sendLabels();
       replayHook()?.resend(this);
@@ -646,8 +652,14 @@ export class TimelinePanel implements vscode.Disposable {
     else void vscode.window.showWarningMessage(`Trajectory Inspector: ${path.basename(this.uri.fsPath)} holds no rollout ${link.rolloutId ?? ''}.`);
   }
 
-  /** Shows another rollout of the file, optionally selecting a step. */
-  showRollout(rolloutIndex: number, step: number | null): void {
+  /** Marks a search's matches in `step` once the rollout shown is posted with that step selected (a new timeline opened from a search result). */
+  highlightStep(step: number, query: HighlightQuery): void {
+    this.pendingHighlight = { step, query };
+  }
+
+  /** Shows another rollout of the file, optionally selecting a step (and marking a search's matches in it). */
+  showRollout(rolloutIndex: number, step: number | null, highlight: HighlightQuery | null = null): void {
+    this.pendingHighlight = highlight && step !== null ? { step, query: highlight } : null;
     if (this.loaded && rolloutIndex < this.loaded.rollouts.length) {
       this.rolloutIndex = rolloutIndex;
       this.selectedStep = step;
@@ -721,7 +733,7 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
   private readonly panels = new Set<TimelinePanel>();
   private active: TimelinePanel | null = null;
   /** Rollout to show when a file's editor opens (multi-rollout files opened from the tree). */
-  private readonly pendingRollout = new Map<string, { rollout: number; step: number | null }>();
+  private readonly pendingRollout = new Map<string, { rollout: number; step: number | null; highlight?: HighlightQuery | null }>();
   /** Link targets to select when a file's editor opens (a link followed from another timeline). */
   private readonly pendingLinks = new Map<string, RolloutLink>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -753,7 +765,10 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
   resolveCustomEditor(document: TimelineDocument, panel: vscode.WebviewPanel): void {
     const pending = this.pendingRollout.get(document.uri.toString()) ?? null;
     const p = new TimelinePanel(document.uri, panel, this.extensionUri, this, pending?.rollout ?? null);
-    if (pending?.step !== null && pending?.step !== undefined) p.selectStep(pending.step);
+    if (pending?.step !== null && pending?.step !== undefined) {
+      p.selectStep(pending.step);
+      if (pending.highlight) p.highlightStep(pending.step, pending.highlight);
+    }
     const link = this.pendingLinks.get(document.uri.toString());
     if (link) {
       this.pendingLinks.delete(document.uri.toString());
@@ -791,15 +806,16 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
   /**
    * Opens `uri` in the timeline showing rollout `rollout` (and selecting `step`), in `column` when
    * given (compare and search open beside themselves). Reuses an open timeline of the file when there is one.
+   * `highlight`: the search whose matches the step marks (a search result opened it).
    */
-  async openRollout(uri: vscode.Uri, rollout: number, step: number | null = null, column?: vscode.ViewColumn): Promise<void> {
+  async openRollout(uri: vscode.Uri, rollout: number, step: number | null = null, column?: vscode.ViewColumn, highlight: HighlightQuery | null = null): Promise<void> {
     const open = [...this.panels].find((p) => p.uri.toString() === uri.toString());
     if (open) {
       open.panel.reveal();
-      open.showRollout(rollout, step);
+      open.showRollout(rollout, step, highlight);
       return;
     }
-    this.pendingRollout.set(uri.toString(), { rollout, step });
+    this.pendingRollout.set(uri.toString(), { rollout, step, highlight });
     try {
       await vscode.commands.executeCommand('vscode.openWith', uri, TIMELINE_VIEW_TYPE, ...(column !== undefined ? [column] : []));
     } finally {

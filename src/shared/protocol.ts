@@ -16,6 +16,7 @@
  */
 import type { CurrentLabel, LabelValue } from '../core/labels/api';
 import type { FormatId, Rollout, Step } from '../core/model';
+import type { HighlightQuery } from './highlight';
 
 /** One line of a rollout picker: enough to choose a rollout without sending all of them. */
 export interface RolloutSummary {
@@ -290,6 +291,18 @@ export interface SelectStepNotification {
   reveal?: boolean;
 }
 
+/**
+ * Mark a search's matches in step `index` of rollout `rolloutIndex` (sent after the message that
+ * shows and selects the step, when a search result opened it): the step is expanded and each match
+ * marked until the selection moves or Escape.
+ */
+export interface HighlightNotification {
+  type: 'highlight';
+  rolloutIndex: number;
+  index: number;
+  query: HighlightQuery;
+}
+
 /** Move the selection by `delta` steps (Next/Previous Step commands). */
 export interface MoveSelectionNotification {
   type: 'moveSelection';
@@ -458,6 +471,7 @@ export type HostMessage =
   | RolloutMessage
   | LoadErrorMessage
   | SelectStepNotification
+  | HighlightNotification
   | MoveSelectionNotification
   | LoadingNotification
   | ConfigNotification;
@@ -806,6 +820,8 @@ export function isHostMessage(v: unknown): v is HostMessage {
       );
     case 'selectStep':
       return isIndex(v.index);
+    case 'highlight':
+      return isIndex(v.rolloutIndex) && isIndex(v.index) && isObj(v.query) && typeof v.query.pattern === 'string' && v.query.pattern !== '' && typeof v.query.regex === 'boolean' && typeof v.query.caseSensitive === 'boolean';
     case 'moveSelection':
       return typeof v.delta === 'number' && Number.isInteger(v.delta);
     case 'loading':

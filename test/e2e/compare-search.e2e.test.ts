@@ -268,6 +268,18 @@ describe('e2e: compare rollouts and search across them', function () {
       15_000,
       () => 'the selected step is not scrolled into view',
     );
+    // …with the match marked in its command (the step expanded, the mark in view).
+    const mark = timeline.locator('.step-card.selected mark.ti-match').first();
+    await mark.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.match((await mark.textContent()) ?? '', /^python reproduce\.py$/i);
+    await waitUntil(
+      () => mark.evaluate((el: any) => {
+        const r = el.getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= (el.ownerDocument.defaultView.innerHeight as number);
+      }),
+      15_000,
+      () => 'the first match is not scrolled into view',
+    );
     await page.screenshot({ path: path.join(ARTIFACTS, 'search-opened.png') });
   });
 

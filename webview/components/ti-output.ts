@@ -11,6 +11,8 @@ import { customElement, property, state } from 'lit/decorators.js';
 import { ref } from 'lit/directives/ref.js';
 import { cssColor, parseAnsi, styleClasses, type AnsiLine, type AnsiSpan, type AnsiStyle } from '../ansi';
 import { formatCount } from '../format';
+import { markTemplate, MATCH_CSS } from '../highlight';
+import { findMatches, rangesPerPiece, splitAtMatches, type HighlightQuery } from '../../src/shared/highlight';
 
 /** Even "show all" stops here; the rest is one click away in the source file. */
 const HARD_LINE_LIMIT = 5000;
@@ -27,8 +29,16 @@ function applyColors(el: Element | undefined, s: AnsiStyle): void {
   if (bgCss) el.style.backgroundColor = bgCss;
 }
 
-function renderSpan(span: AnsiSpan, maxChars: number): TemplateResult | string {
-  const text = span.text.length > maxChars ? `${span.text.slice(0, maxChars)}…` : span.text;
+/** Marked matches of each span (offsets into the span's text), when a search's matches are shown. */
+type SpanMarks = WeakMap<AnsiSpan, [number, number][]>;
+
+function renderSpan(span: AnsiSpan, maxChars: number, marks?: SpanMarks): TemplateResult | string | (TemplateResult | string)[] {
+  const cut = span.text.length > maxChars;
+  const ranges = marks?.get(span);
+  const plain = cut ? `${span.text.slice(0, maxChars)}…` : span.text;
+  const text = ranges?.length
+    ? splitAtMatches(plain, ranges.filter(([a]) => a < maxChars).map(([a, b]): [number, number] => [a, Math.min(b, maxChars)])).map((p) => (p.mark ? markTemplate(p.text) : p.text))
+    : plain;
   if (!span.style) return text;
   const s = span.style;
   const needsCssom = (s.fg && cssColor(s.fg) !== null) || (s.bg && cssColor(s.bg) !== null);
@@ -37,12 +47,12 @@ function renderSpan(span: AnsiSpan, maxChars: number): TemplateResult | string {
     : html`<span class=${styleClasses(s)}>${text}</span>`;
 }
 
-function renderLine(line: AnsiLine, maxChars: number): (TemplateResult | string)[] {
+function renderLine(line: AnsiLine, maxChars: number, marks?: SpanMarks): unknown[] {
   let budget = maxChars;
-  const out: (TemplateResult | string)[] = [];
+  const out: unknown[] = [];
   for (const span of line) {
     if (budget <= 0) break;
-    out.push(renderSpan(span, budget));
+    out.push(renderSpan(span, budget, marks));
     budget -= span.text.length;
   }
   out.push('\n');
@@ -51,7 +61,7 @@ function renderLine(line: AnsiLine, maxChars: number): (TemplateResult | string)
 
 @customElement('ti-output')
 export class TiOutput extends LitElement {
-  static override styles = css`
+  static override styles = [MATCH_CSS, css`
     :host {
       display: block;
     }
@@ -142,15 +152,18 @@ export class TiOutput extends LitElement {
     .ansi-italic { font-style: italic; }
     .ansi-underline { text-decoration: underline; }
     .ansi-strike { text-decoration: line-through; }
-  `;
+  `];
 
   /** The output text as recorded. */
   @property({ attribute: false }) text = '';
   /** Lines shown before the rest is folded away; 0 shows everything. */
   @property({ type: Number }) maxLines = 20;
+  /** A search's query whose matches are marked, in the text as shown (ANSI escapes removed, across colour changes); null: none. */
+  @property({ attribute: false }) highlight: HighlightQuery | null = null;
 
   @state() private showAll = false;
   private lines: AnsiLine[] = [];
+  private marks: SpanMarks | undefined;
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('text')) {
@@ -159,6 +172,20 @@ export class TiOutput extends LitElement {
       this.lines = t === '' ? [] : parseAnsi(t);
       this.showAll = false;
     }
+    if (changed.has('text') || changed.has('highlight')) this.marks = this.findMarks();
+  }
+
+  /** The matches of `highlight` in the visible text, span by span (a line break between lines). */
+  private findMarks(): SpanMarks | undefined {
+    if (!this.highlight || !this.lines.length) return undefined;
+    const spans = this.lines.flatMap((l) => [...l, null]);
+    const visible = spans.map((sp) => (sp ? sp.text : '\n')).join('');
+    const ranges = findMatches(visible, this.highlight);
+    if (!ranges.length) return undefined;
+    const per = rangesPerPiece(spans.map((sp) => (sp ? sp.text.length : 1)), ranges);
+    const marks: SpanMarks = new WeakMap();
+    spans.forEach((sp, i) => sp && per[i].length && marks.set(sp, per[i]));
+    return marks;
   }
 
   /** Number of lines of the output (after ANSI processing). */
@@ -185,15 +212,15 @@ export class TiOutput extends LitElement {
       const head = Math.ceil(limit / 2);
       const tail = limit - head;
       const hidden = lines.length - head - tail;
-      return html`<pre class="output">${lines.slice(0, head).map((l) => renderLine(l, COLLAPSED_LINE_CHARS))}</pre>
+      return html`<pre class="output">${lines.slice(0, head).map((l) => renderLine(l, COLLAPSED_LINE_CHARS, this.marks))}</pre>
         <div class="elided">
           <span>⋯ ${formatCount(hidden)} more ${hidden === 1 ? 'line' : 'lines'}</span>
           <button class="show-all" @click=${this.expand}>Show all ${formatCount(lines.length)} lines</button>
         </div>
-        ${tail > 0 ? html`<pre class="output">${lines.slice(lines.length - tail).map((l) => renderLine(l, COLLAPSED_LINE_CHARS))}</pre>` : nothing}`;
+        ${tail > 0 ? html`<pre class="output">${lines.slice(lines.length - tail).map((l) => renderLine(l, COLLAPSED_LINE_CHARS, this.marks))}</pre>` : nothing}`;
     }
     const shown = lines.length > HARD_LINE_LIMIT ? lines.slice(0, HARD_LINE_LIMIT) : lines;
-    return html`<pre class="output">${shown.map((l) => renderLine(l, Number.MAX_SAFE_INTEGER))}</pre>
+    return html`<pre class="output">${shown.map((l) => renderLine(l, Number.MAX_SAFE_INTEGER, this.marks))}</pre>
       ${lines.length > HARD_LINE_LIMIT
         ? html`<div class="more">${formatCount(lines.length - HARD_LINE_LIMIT)} more lines not shown — use Show in Source to read them all.</div>`
         : nothing}

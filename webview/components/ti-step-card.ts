@@ -39,12 +39,14 @@ import { stepGist } from '../format';
 import { foldActionBlocks } from '../foldCommand';
 import { argFields, type ArgField } from '../argFields';
 import './ti-output';
+import { firstMark, marked, MATCH_CSS } from '../highlight';
+import type { HighlightQuery } from '../../src/shared/highlight';
 import { stepCardStyles } from './step-card/styles';
 import { ARG_CHARS, ARG_LINES, EDIT_LINES, EVENT_TITLE, KIND_LABEL, MESSAGE_CHARS, MESSAGE_LINES, editLines, editSummary, linkText, type StepReplay } from './step-card/stepText';
 
 @customElement('ti-step-card')
 export class TiStepCard extends LitElement {
-  static override styles = stepCardStyles;
+  static override styles = [stepCardStyles, MATCH_CSS].flat();
 
   @property({ attribute: false }) step!: Step;
   /** Expanded: full message, open reasoning, full outputs. */
@@ -69,6 +71,10 @@ export class TiStepCard extends LitElement {
   @property({ attribute: false }) scorer: ScoresMessage['scorer'] = null;
   /** Set while `step` is only the head of a sliced rollout's step (its texts cut): what was cut. The card says it is loading. */
   @property({ attribute: false }) cutFields: readonly CutField[] | null = null;
+  /** A search's query whose matches the card marks (the step a search result opened); null: none. */
+  @property({ attribute: false }) highlight: HighlightQuery | null = null;
+  /** The query whose first match was scrolled into view (once per query). */
+  private scrolledFor: HighlightQuery | null = null;
 
   private noteDone(note?: string | null): void {
     this.dispatchEvent(new CustomEvent('note-done', { detail: { index: this.step.index, note }, bubbles: true, composed: true }));
@@ -96,12 +102,34 @@ export class TiStepCard extends LitElement {
   };
 
   protected override updated(changed: Map<string, unknown>): void {
+    if (this.highlight && this.scrolledFor !== this.highlight && !this.cutFields) void this.revealFirstMark(this.highlight);
     if (changed.has('editingNote') && this.editingNote) {
       const input = this.renderRoot.querySelector<HTMLInputElement>('.note-input');
       if (input) {
         input.focus();
         input.select();
       }
+    }
+  }
+
+  /**
+   * Scrolls the first marked match into view once the outputs have rendered their marks, and keeps
+   * it there for a few frames: the timeline scrolls the card itself into view meanwhile (again once
+   * its parts have laid out), which would leave a match low in a tall card out of view.
+   */
+  private async revealFirstMark(q: HighlightQuery): Promise<void> {
+    await Promise.all([...this.renderRoot.querySelectorAll('ti-output')].map((o) => o.updateComplete));
+    const frame = (): Promise<unknown> => new Promise((r) => requestAnimationFrame(r));
+    await frame();
+    if (this.highlight !== q || this.scrolledFor === q) return;
+    if (!firstMark(this.renderRoot)) return;
+    this.scrolledFor = q;
+    for (let i = 0; i < 10 && this.highlight === q; i++) {
+      const m = firstMark(this.renderRoot);
+      if (!m) return;
+      const b = m.getBoundingClientRect();
+      if (b.top < 0 || b.bottom > window.innerHeight) m.scrollIntoView({ block: 'center', inline: 'nearest' });
+      await frame();
     }
   }
 
@@ -209,7 +237,7 @@ export class TiStepCard extends LitElement {
 
   private renderMessage(text: string): TemplateResult | typeof nothing {
     if (!text.trim()) return nothing;
-    if (this.expanded) return html`<div class="message">${text}</div>`;
+    if (this.expanded) return html`<div class="message">${marked(text, this.highlight)}</div>`;
     const c = clampText(text, MESSAGE_LINES, MESSAGE_CHARS);
     return html`<div class="message">${c.text}${c.cut
       ? html`… <button class="clamp-more" @click=${(e: Event) => this.emit('toggle-expand', e)}>show more</button>`
@@ -239,7 +267,7 @@ export class TiStepCard extends LitElement {
     const max = this.expanded ? Infinity : EDIT_LINES;
     const shown = lines.slice(0, max);
     return html`${e.op === 'other' ? html`<div class="edit-note">${e.reason}</div>` : nothing}${shown.length
-        ? html`<pre class="edit">${shown.map((l) => html`<span class=${l.cls}>${l.text}</span>`)}${lines.length > shown.length
+        ? html`<pre class="edit">${shown.map((l) => html`<span class=${l.cls}>${marked(l.text, this.highlight)}</span>`)}${lines.length > shown.length
             ? html`<span class="hunk">… ${lines.length - shown.length} more lines</span>`
             : nothing}</pre>`
         : nothing}`;
@@ -264,11 +292,11 @@ export class TiStepCard extends LitElement {
         ${a.path ? html`<span class="path">${a.path}</span>` : nothing}
       </div>
       ${a.command !== null
-        ? html`<pre class="action-command ${a.kind}">${a.command}</pre>`
+        ? html`<pre class="action-command ${a.kind}">${marked(a.command, this.highlight)}</pre>`
         : fields
           ? this.renderArgFields(fields)
           : args
-            ? html`<pre class="args">${argText}${argText.length < args.length ? '\n…' : ''}</pre>`
+            ? html`<pre class="args">${marked(argText, this.highlight)}${argText.length < args.length ? '\n…' : ''}</pre>`
             : nothing}`;
   }
 
@@ -279,7 +307,7 @@ export class TiStepCard extends LitElement {
         const shown = this.expanded || !f.block ? { text: f.value, cut: false } : clampText(f.value, ARG_LINES, ARG_CHARS);
         return html`<div class="arg-field ${f.block ? 'block' : 'inline'}" data-arg=${f.name}>
           <dt>${f.name}</dt>
-          <dd>${f.block ? html`<pre class="arg-block">${shown.text}${shown.cut ? '\n…' : ''}</pre>` : html`<span class="arg-value">${f.value}</span>`}</dd>
+          <dd>${f.block ? html`<pre class="arg-block">${marked(shown.text, this.highlight)}${shown.cut ? '\n…' : ''}</pre>` : html`<span class="arg-value">${marked(f.value, this.highlight)}</span>`}</dd>
         </div>`;
       })}
     </dl>`;
@@ -298,7 +326,7 @@ export class TiStepCard extends LitElement {
         ${o.interrupted ? html`<span class="badge interrupted" title="the call was interrupted before it finished">interrupted</span>` : nothing}
         ${o.truncated ? html`<span class="badge truncated" title="the source says this output was cut">truncated</span>` : nothing}
       </div>
-      <ti-output .text=${o.output} .maxLines=${this.expanded ? 0 : this.collapseLines}></ti-output>
+      <ti-output .text=${o.output} .maxLines=${this.expanded ? 0 : this.collapseLines} .highlight=${this.highlight}></ti-output>
     </div>`;
   }
 
@@ -343,7 +371,7 @@ export class TiStepCard extends LitElement {
         ${reasoning
           ? html`<details class="reasoning" ?open=${this.expanded}>
               <summary>Reasoning</summary>
-              <div>${reasoning}</div>
+              <div>${marked(reasoning, this.highlight)}</div>
             </details>`
           : nothing}
         ${pairs.map((p) => this.renderPair(p))} ${this.renderLinks(links)}

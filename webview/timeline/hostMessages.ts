@@ -31,6 +31,9 @@ export function applyHostMessage(s: TimelineState, m: HostMessage): Effect[] {
       return [];
     case 'selectStep':
       return select(s, m.index, m.reveal === false ? null : 'center');
+    case 'highlight':
+      s.highlight = { rolloutIndex: m.rolloutIndex, index: m.index, query: m.query };
+      return select(s, m.index, 'center');
     case 'moveSelection':
       return move(s, m.delta);
     case 'config':

@@ -8,6 +8,7 @@
 import type { CurrentLabel, LabelValue, Rollout } from '../../src/shared/model';
 import type {
   CastMessage,
+  HighlightNotification,
   LabelsMessage,
   LoadErrorMessage,
   PersistedState,
@@ -53,6 +54,8 @@ export interface Reveal {
 export interface TimelineState {
   view: View;
   selected: number | null;
+  /** A search's matches marked in the step it opened, until the selection moves or Escape. */
+  highlight: Omit<HighlightNotification, 'type'> | null;
   expanded: Set<number>;
   cast: CastState | null;
   /** The labels of the rollout shown, as the host last sent them (null until they come). */
@@ -96,6 +99,7 @@ export function createState(restored: PersistedState | null, stepStore: StepStor
   return {
     view: { kind: 'waiting' },
     selected: null,
+    highlight: null,
     expanded: new Set(),
     cast: null,
     labelsMsg: null,

@@ -29,6 +29,7 @@ export function select(s: TimelineState, index: number, block: Block | null = 'n
     else if (s.follow) out.push(...setFollow(s, false));
   }
   const changed = i !== s.selected;
+  if (s.highlight && s.highlight.index !== i) s.highlight = null;
   s.selected = i;
   if (block) s.pendingReveal = { index: i, block };
   if (changed) out.push({ kind: 'selected', rolloutIndex: r.rolloutIndex, stepIndex: i }, { kind: 'persist' });
@@ -210,8 +211,10 @@ export function keyAction(s: TimelineState, action: KeyAction, key: string, ctx:
       return undoRedo(s, 'redoLabel');
     case 'showKeys':
       if (key === 'Esc') {
-        if (!s.showKeys) return null;
-        s.showKeys = false;
+        // Esc closes the key overlay, else clears a search's marks.
+        if (s.showKeys) s.showKeys = false;
+        else if (s.highlight) s.highlight = null;
+        else return null;
         return [];
       }
       return labelAction(s, action);

@@ -58,6 +58,8 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
   /** The last search's summary (for tests and the status line). */
   lastSummary: SearchSummary | null = null;
+  /** The query of the results shown: a result opens its step with the matches marked. */
+  private lastQuery: SearchQuery | null = null;
   private readonly rgPath: string | null;
 
   constructor(
@@ -124,6 +126,7 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
 
   private async run(q: SearchQuery): Promise<SearchSummary | null> {
     this.cancel();
+    this.lastQuery = q.pattern ? q : null;
     const ac = new AbortController();
     this.running = ac;
     this.results = [];
@@ -196,7 +199,8 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
   /** Opens a result: the rollout in the timeline, at the step. */
   async open(file: unknown, rolloutIndex: unknown, stepIndex: unknown): Promise<void> {
     if (typeof file !== 'string' || typeof rolloutIndex !== 'number' || typeof stepIndex !== 'number') return;
-    await this.timelines.openRollout(vscode.Uri.file(file), rolloutIndex, stepIndex);
+    const q = this.lastQuery;
+    await this.timelines.openRollout(vscode.Uri.file(file), rolloutIndex, stepIndex, undefined, q ? { pattern: q.pattern, regex: q.regex === true, caseSensitive: q.caseSensitive === true } : null);
   }
 
   getChildren(node?: SearchNode): SearchNode[] {

@@ -3,9 +3,13 @@
  * terminal agent's rollout is, from the signals the step itself carries. Pure (no I/O); the
  * process around it is ./main.ts. The rules are documented in docs/scoring.md (keep in step).
  *
- * Value = P(the step is good) in [0, 1], read as: start from a base (exit code 0: 0.75; exit code
- * unknown (no signal either way): 0.5, neutral; a finish action: 0.6), then every rule that fires either caps the value (a bad
- * signal: the value becomes at most the cap) or, for test progress, sets it. The lowest cap wins.
+ * Value = P(the step is good) in [0, 1], read as: start from a base (exit code 0: 0.75; a file edit
+ * the tool reports done: 0.7; a tool call that returned output, or that the format says succeeded,
+ * with no exit code: 0.65; a finish action: 0.6; no result to judge (no observation, an empty one):
+ * 0.5, neutral), then every rule that fires either caps the value (a bad signal: the value becomes
+ * at most the cap) or, for test progress, sets it. The lowest cap wins. After the pass, a file edit
+ * whose next test run (before another edit) passes or fails fewer tests is raised to 0.8, and one
+ * whose next test run fails more tests is capped at 0.3.
  * Label: `good` ≥ 0.6 > `neutral` ≥ 0.4 > `bad`. Steps that are not the agent's (user, system,
  * environment) are not scored (value null).
  *
@@ -15,6 +19,8 @@
  * - `tests-more`     failing tests more than at the previous test run → cap 0.2
  * - `tests-same`     the same number (> 0) failing as at the previous test run → cap 0.35
  * - `tests-fail`     the first test run of the rollout has failures → cap 0.45
+ * - `edit-verified`  a file edit whose next test run passes or fails fewer tests → 0.8 (after the pass)
+ * - `edit-regressed` a file edit whose next test run fails more tests → cap 0.3 (after the pass)
  *   (when a test summary is found, `exit-code` and `error-text` do not fire: the runner's exit
  *   code and tracebacks report the failing tests, not a broken command)
  * - `timeout`        an exit code 124 or 137, or the output says the command timed out → cap 0.15
@@ -22,8 +28,10 @@
  * - `tool-error`     the tool reported an error (Claude Code `is_error`, a failed tool call) and no
  *                    exit code says otherwise → cap 0.3
  * - `interrupted`    the call was interrupted before it finished (the user stopped it) → cap 0.35
+ * - `denied`         the user denied the call (Cline "The user denied this operation") → cap 0.35
  * - `error-text`     the output has error text (Traceback, `XError:`, command not found, No such
- *                    file or directory, Permission denied, fatal:, Segmentation fault, panic:) → cap 0.3
+ *                    file or directory, Permission denied, fatal:, Segmentation fault, panic:, an
+ *                    `ERROR:` line, a rejected patch, the diagnostics an editor reports after an edit) → cap 0.3
  * - `harness-error`  the observation is the harness's own complaint about the response (Terminus
  *                    "Previous response had parsing errors", SWE-agent "Your output was not
  *                    formatted correctly", mini-swe-agent "EXACTLY ONE action") → cap 0.15
@@ -35,7 +43,7 @@
 import type { ScoreRollout, ScoreStep, StepScore } from '../../core/scoring/protocol';
 
 /** Version of the rules; part of the cache key (bump on every change of a value). */
-export const RULES_VERSION = '1.3.0';
+export const RULES_VERSION = '1.4.0';
 
 /** One rule: its id, what fires it and what it does (shown in docs and tests). */
 export interface RuleInfo {
@@ -51,10 +59,13 @@ export const RULES: readonly RuleInfo[] = [
   { id: 'tests-more', when: 'more failing tests than at the previous test run', effect: 'cap 0.2' },
   { id: 'tests-same', when: 'as many (> 0) failing tests as at the previous test run', effect: 'cap 0.35' },
   { id: 'tests-fail', when: 'the first test run of the rollout has failures', effect: 'cap 0.45' },
+  { id: 'edit-verified', when: 'a file edit whose next test run passes or fails fewer tests', effect: 'value 0.8' },
+  { id: 'edit-regressed', when: 'a file edit whose next test run fails more tests', effect: 'cap 0.3' },
   { id: 'timeout', when: 'exit code 124 or 137, or the output says it timed out', effect: 'cap 0.15' },
   { id: 'exit-code', when: 'any other non-zero exit code', effect: 'cap 0.2' },
   { id: 'tool-error', when: 'the tool reported an error (and no non-zero exit code already says so)', effect: 'cap 0.3' },
   { id: 'interrupted', when: 'the call was interrupted before it finished', effect: 'cap 0.35' },
+  { id: 'denied', when: 'the user denied the call', effect: 'cap 0.35' },
   { id: 'error-text', when: 'error text in the output (Traceback, XError:, command not found, …)', effect: 'cap 0.3' },
   { id: 'harness-error', when: "the observation is the harness's complaint that it could not parse the response", effect: 'cap 0.15' },
   { id: 'repeat-failed', when: 'the same action as an earlier step that failed', effect: 'cap 0.25' },
@@ -67,6 +78,11 @@ export const VALUES = {
   baseExitZero: 0.75,
   baseUnknown: 0.5,
   baseFinish: 0.6,
+  baseToolOk: 0.65,
+  baseEditOk: 0.7,
+  editVerified: 0.8,
+  editRegressed: 0.3,
+  denied: 0.35,
   testsPass: 0.9,
   testsFewer: 0.8,
   testsMore: 0.2,
@@ -95,7 +111,9 @@ const ERROR_RES: [RegExp, string][] = [
   [/No such file or directory/, 'No such file or directory'],
   [/Permission denied/, 'Permission denied'],
   [/^fatal: /m, 'fatal:'],
-  [/^ERROR: /m, 'ERROR:'],
+  [/^ERROR:(?: |$)/m, 'ERROR:'],
+  [/^patch rejected: /m, 'a rejected patch'],
+  [/^- \[[\w ]+ Error\] Line \d+: /m, 'new problems reported after the edit'],
   [/Segmentation fault/, 'Segmentation fault'],
   [/^panic: /m, 'panic:'],
   [/^(?:bash|sh|zsh): .*: (?:syntax error|unexpected)/m, 'shell syntax error'],
@@ -105,6 +123,12 @@ const ERROR_RES: [RegExp, string][] = [
  * The harness's own complaint that it could not read the agent's response (so no action ran), as
  * Terminus 2 (Harbor), SWE-agent (format_error_template) and mini-swe-agent (format_error) write it.
  */
+/** The user's refusal of a call, as Cline records it (nothing ran). */
+const DENIED_RE = /^The user denied this operation\b/m;
+
+/** A file-editing tool's report that the edit was made (SWE-agent/OpenHands editor, Claude Code, Cline, Gemini CLI). */
+const EDIT_DONE_RE = /\b(?:has been (?:edited|updated|created|written)|(?:File|file) created successfully|successfully (?:saved|wrote|written|overwrote|created|modified|edited|updated|applied)|Successfully (?:overwrote|wrote|created|modified|edited|updated|applied)|Success\. Updated)\b/;
+
 const HARNESS_RES: [RegExp, string][] = [
   [/Previous response had parsing errors/, 'the harness could not parse the response'],
   [/Your output was not formatted correctly/, 'the harness could not parse the response'],
@@ -121,7 +145,8 @@ export interface TestCounts {
  * Reads the last test summary in `text`: pytest (`== 2 failed, 3 passed in 0.1s ==`, `5 passed`),
  * unittest (`Ran 4 tests` + `FAILED (failures=1, errors=1)` / `OK`), jest/vitest
  * (`Tests: 1 failed, 3 passed, 4 total`), go test (`--- FAIL:` lines, `ok`/`FAIL` package lines),
- * cargo (`test result: FAILED. 3 passed; 1 failed`). Errors count as failures.
+ * cargo (`test result: FAILED. 3 passed; 1 failed`), ExUnit and RSpec (`14 doctests, 65 tests,
+ * 0 failures`, `5 examples, 1 failure`). Errors count as failures.
  */
 export function parseTestCounts(text: string): TestCounts | null {
   const t = text.length > SCAN_TAIL ? text.slice(-SCAN_TAIL) : text;
@@ -134,6 +159,12 @@ export function parseTestCounts(text: string): TestCounts | null {
     const failed = /(\d+) failed/.exec(m[1]);
     const passed = /(\d+) passed/.exec(m[1]);
     if (failed || passed) return { failed: failed ? +failed[1] : 0, passed: passed ? +passed[1] : 0 };
+  }
+  // ExUnit / RSpec: "14 doctests, 65 tests, 2 failures", "5 examples, 0 failures"
+  m = [...t.matchAll(/^\s*(?:(\d+) doctests?, )?(\d+) (?:tests?|examples?), (\d+) failures?\b/gm)].pop();
+  if (m) {
+    const total = +(m[1] ?? 0) + +m[2];
+    return { failed: +m[3], passed: Math.max(0, total - +m[3]) };
   }
   // pytest summary line: "=== 1 failed, 2 passed, 1 error in 0.12s ===" or "2 passed in 0.01s"
   m = [...t.matchAll(/^(?:=+ )?((?:\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected)(?:, )?)+) in [\d.]+s/gm)].pop();
@@ -182,11 +213,13 @@ export interface RolloutState {
   lastFailing: number | null;
   /** Action keys of earlier agent steps → whether that step failed. */
   seen: Map<string, { index: number; failed: boolean }>;
+  /** What the test run of the step just scored said against the one before; null when it ran none. */
+  lastTests: 'pass' | 'fewer' | 'more' | 'same' | 'fail' | null;
 }
 
 /** A fresh state for scoring a rollout from its first step. */
 export function newState(): RolloutState {
-  return { lastFailing: null, seen: new Map() };
+  return { lastFailing: null, seen: new Map(), lastTests: null };
 }
 
 const round = (v: number): number => Math.round(v * 1000) / 1000;
@@ -215,8 +248,16 @@ export function scoreStep(step: ScoreStep, state: RolloutState): StepScore {
   const text = outputs.map((o) => (o.length > SCAN_TAIL ? o.slice(-SCAN_TAIL) : o)).join('\n');
   const hasFinish = step.actions.some((a) => a.kind === 'finish');
 
-  let base: number = hasFinish ? VALUES.baseFinish : exitCodes.length && exitCodes.every((c) => c === 0) ? VALUES.baseExitZero : VALUES.baseUnknown;
-  const baseWhy = hasFinish ? 'finish' : exitCodes.length && exitCodes.every((c) => c === 0) ? 'exit code 0' : null;
+  // Without an exit code, a call that returned something (or that the format says succeeded) is
+  // some evidence it worked; a step with no result at all stays neutral.
+  const exitZero = exitCodes.length > 0 && exitCodes.every((c) => c === 0);
+  // Keystrokes are not counted: a terminal's screen says nothing of whether they worked.
+  const keysOnly = step.actions.length > 0 && step.actions.every((a) => a.kind === 'keys');
+  const answered = !keysOnly && exitCodes.length === 0 && step.observations.length > 0 && (outputs.length > 0 || step.observations.every((o) => o.isError === false));
+  const editDone = answered && step.actions.some((a) => a.kind === 'edit') && EDIT_DONE_RE.test(text);
+  let base: number = hasFinish ? VALUES.baseFinish : exitZero ? VALUES.baseExitZero : editDone ? VALUES.baseEditOk : answered ? VALUES.baseToolOk : VALUES.baseUnknown;
+  const baseWhy = hasFinish ? 'finish' : exitZero ? 'exit code 0' : editDone ? 'edit-ok: the tool reports the edit done' : answered ? 'tool-ok: the call returned without an error' : null;
+  state.lastTests = null;
 
   let failed = false;
   const tests = text ? parseTestCounts(text) : null;
@@ -225,17 +266,22 @@ export function scoreStep(step: ScoreStep, state: RolloutState): StepScore {
     if (tests.failed === 0 && tests.passed > 0) {
       base = VALUES.testsPass;
       reasons.push(`tests-pass: all ${tests.passed} tests pass`);
+      state.lastTests = 'pass';
     } else if (prev !== null && tests.failed < prev) {
       base = VALUES.testsFewer;
       reasons.push(`tests-fewer: failing tests ${prev} → ${tests.failed}`);
+      state.lastTests = 'fewer';
     } else if (prev !== null && tests.failed > prev) {
       capAt(VALUES.testsMore, `tests-more: failing tests ${prev} → ${tests.failed}`);
       failed = true;
+      state.lastTests = 'more';
     } else if (prev !== null && tests.failed > 0) {
       capAt(VALUES.testsSame, `tests-same: still ${tests.failed} failing`);
       failed = true;
+      state.lastTests = 'same';
     } else if (tests.failed > 0) {
       capAt(VALUES.testsFail, `tests-fail: ${tests.failed} failing, ${tests.passed} passing`);
+      state.lastTests = 'fail';
     }
     state.lastFailing = tests.failed;
   } else {
@@ -266,6 +312,7 @@ export function scoreStep(step: ScoreStep, state: RolloutState): StepScore {
     failed = true;
   }
   if (step.observations.some((o) => o.interrupted === true)) capAt(VALUES.interrupted, 'interrupted: the call was interrupted before it finished');
+  if (DENIED_RE.test(text)) capAt(VALUES.denied, 'denied: the user denied the call');
 
   const real = step.actions.filter((a) => a.kind !== 'finish');
   if (real.length) {
@@ -285,12 +332,38 @@ export function scoreStep(step: ScoreStep, state: RolloutState): StepScore {
 
   const value = round(Math.min(base, cap));
   if (reasons.length === 0 && baseWhy) reasons.push(baseWhy);
-  if (reasons.length === 0) reasons.push('no signal (exit code unknown, no error text)');
+  if (reasons.length === 0) reasons.push(keysOnly ? 'no signal (keystrokes: a terminal screen without an exit code or error text)' : step.observations.length ? 'no signal (the call returned nothing to judge)' : 'no signal (no result recorded)');
   return { index: step.index, value, label: labelOf(value), explanation: reasons.join('; ') };
 }
 
-/** Scores every step of a rollout, in order. */
+/**
+ * Scores every step of a rollout, in order, then judges each file edit by the next test run after it
+ * (before another edit): a run that passes or fails fewer tests raises the edits before it to
+ * `editVerified` (unless a rule already called them bad); a run that fails more caps them at
+ * `editRegressed`. The explanation of an edit so judged names the run's step.
+ */
 export function scoreRollout(r: ScoreRollout): StepScore[] {
   const state = newState();
-  return r.steps.map((s) => scoreStep(s, state));
+  const out: StepScore[] = [];
+  let pending: number[] = [];
+  for (const [i, s] of r.steps.entries()) {
+    const sc = scoreStep(s, state);
+    out.push(sc);
+    if (sc.value === null) continue;
+    const t = state.lastTests;
+    if (t && pending.length) {
+      for (const k of pending) {
+        const e = out[k];
+        if (e.value === null) continue;
+        if ((t === 'pass' || t === 'fewer') && e.label !== 'bad' && e.value < VALUES.editVerified) {
+          out[k] = { ...e, value: VALUES.editVerified, label: labelOf(VALUES.editVerified), explanation: `edit-verified: the tests at #${s.index + 1} ${t === 'pass' ? 'pass' : 'fail less'}; ${e.explanation}` };
+        } else if (t === 'more' && e.value > VALUES.editRegressed) {
+          out[k] = { ...e, value: VALUES.editRegressed, label: labelOf(VALUES.editRegressed), explanation: `edit-regressed: more tests fail at #${s.index + 1}; ${e.explanation}` };
+        }
+      }
+      pending = [];
+    }
+    if (s.actions.some((a) => a.kind === 'edit')) pending.push(i);
+  }
+  return out;
 }

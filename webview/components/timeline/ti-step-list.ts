@@ -11,7 +11,7 @@ import { css, html, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import { virtualize } from '@lit-labs/virtualizer/virtualize.js';
 import type { Step } from '../../../src/shared/model';
-import type { RolloutMessage } from '../../../src/shared/protocol';
+import type { HighlightNotification, RolloutMessage } from '../../../src/shared/protocol';
 import { parseTime } from '../../format';
 import { propagatedFrom, type LabelIndex } from '../../labels';
 import { openLink, showInSource } from '../../timeline/actions';
@@ -86,6 +86,12 @@ export class TiStepList extends LightElement {
       </main>`;
   }
 
+  /** The search query whose matches step `index` of the rollout shown marks; null for every other step. */
+  private highlightOf(index: number): HighlightNotification['query'] | null {
+    const h = this.state.highlight;
+    return h && h.rolloutIndex === this.msg.rolloutIndex && h.index === index ? h.query : null;
+  }
+
   /** One step card: the only place a `<ti-step-card>` is rendered (the virtualizer calls it for the visible steps). */
   private renderCard(head: Step, lines: number, start: number | null, idx: LabelIndex): TemplateResult {
     const st = this.state;
@@ -100,7 +106,8 @@ export class TiStepList extends LightElement {
       aria-selected=${s.index === st.selected ? 'true' : 'false'}
       .step=${s}
       .cutFields=${full ? null : st.stepStore.cutOf(s.index)}
-      .expanded=${st.expanded.has(s.index)}
+      .expanded=${st.expanded.has(s.index) || this.highlightOf(s.index) !== null}
+      .highlight=${this.highlightOf(s.index)}
       .collapseLines=${lines}
       .startTime=${start}
       .label=${idx.mine.get(s.index) ?? null}
