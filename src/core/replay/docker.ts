@@ -17,7 +17,9 @@
  */
 import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 
 /** Label keys; every container and snapshot image the extension makes carries LABEL_MANAGED. */
@@ -52,11 +54,17 @@ export interface ReplayLimits {
 /** Defaults of `ReplayLimits` (the settings' defaults, checked against package.json). */
 export const DEFAULT_LIMITS: ReplayLimits = { memoryMiB: 2048, cpus: 2, pids: 512, stepTimeoutSec: 60, outputCapBytes: 10 * 1024 * 1024, diskMiB: 4096 };
 
-/** How to reach the engine; both empty = DOCKER_HOST, else the default socket. */
+/**
+ * How to reach the engine; both empty = the DOCKER_HOST environment variable, else the default
+ * socket. A `tcp://` address (from here or DOCKER_HOST) is reached the way the docker CLI reaches
+ * it: TLS when DOCKER_TLS_VERIFY (server certificate checked against the CA) or DOCKER_TLS is set,
+ * or the port is 2376; the CA and client certificate from DOCKER_CERT_PATH (`ca.pem`, `cert.pem`,
+ * `key.pem`; default `~/.docker`).
+ */
 export interface DockerTarget {
   /** Unix socket path (setting `trajectoryInspector.replay.dockerSocket`). */
   socketPath?: string | null;
-  /** `unix://…` / `tcp://host:port` (setting, else the DOCKER_HOST environment variable). */
+  /** `unix://…` / `tcp://host:port` (setting or `--docker-host`, else the DOCKER_HOST environment variable). */
   dockerHost?: string | null;
 }
 
@@ -65,7 +73,7 @@ export class DockerUnavailableError extends Error {
   constructor(where: string, cause: string) {
     super(
       `No Docker engine is reachable at ${where} (${cause}). Start Docker, or point at an engine: set DOCKER_HOST ` +
-        '(e.g. unix:///run/user/1000/docker.sock or tcp://127.0.0.1:2375) or the setting trajectoryInspector.replay.dockerSocket.',
+        '(e.g. unix:///run/user/1000/docker.sock, or tcp://host:2376 with DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH) or the setting trajectoryInspector.replay.dockerSocket / dockerHost.',
     );
     this.name = 'DockerUnavailableError';
   }
@@ -104,22 +112,72 @@ export function ownerId(pid = process.pid): string {
   return `${os.hostname()}:${pid}`;
 }
 
+/** The address is one replay cannot use (ssh://, an unknown scheme, no host). */
+export class DockerHostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DockerHostError';
+  }
+}
+
+/**
+ * Options for dockerode / docker-modem for one engine address (`unix:///path`, `tcp://host:port`,
+ * `host:port`), TLS from `env` as the docker CLI reads it (see DockerTarget). Every connection
+ * field is set (undefined where unused), so values docker-modem takes from the process environment
+ * by itself never mix into another address.
+ * @throws DockerHostError for `ssh://` (not supported: use a tunnel, docs/replay.md) and bad addresses
+ */
+export function modemOptions(address: string, env: NodeJS.ProcessEnv = process.env): Docker.DockerOptions {
+  const none = { host: undefined, port: undefined, protocol: undefined, ca: undefined, cert: undefined, key: undefined, socketPath: undefined } as const;
+  if (address.startsWith('unix://')) return { ...none, socketPath: address.slice('unix://'.length) || '/var/run/docker.sock' };
+  if (address.startsWith('/')) return { ...none, socketPath: address };
+  const withScheme = address.includes('//') ? address : `tcp://${address}`;
+  let u: URL;
+  try {
+    u = new URL(withScheme);
+  } catch {
+    throw new DockerHostError(`${address} is not a Docker engine address (unix:///path/docker.sock or tcp://host:port)`);
+  }
+  if (u.protocol === 'ssh:') {
+    throw new DockerHostError(
+      `${address}: ssh:// engines are not reached directly; forward the remote socket over ssh (ssh -NL /tmp/remote-docker.sock:/var/run/docker.sock ${u.username ? `${decodeURIComponent(u.username)}@` : ''}${u.host}) and use unix:///tmp/remote-docker.sock`,
+    );
+  }
+  if (u.protocol !== 'tcp:' && u.protocol !== 'http:' && u.protocol !== 'https:') throw new DockerHostError(`${address}: unknown scheme ${u.protocol} (use unix:// or tcp://)`);
+  if (!u.hostname) throw new DockerHostError(`${address}: no host in the address`);
+  const on = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+  const tls = u.protocol === 'https:' || on(env.DOCKER_TLS_VERIFY) || on(env.DOCKER_TLS) || u.port === '2376';
+  const port = Number(u.port || (tls ? 2376 : 2375));
+  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!tls) return { ...none, host, port, protocol: 'http' };
+  const dir = env.DOCKER_CERT_PATH || path.join(os.homedir(), '.docker');
+  const read = (f: string): Buffer | undefined => {
+    try {
+      return fs.readFileSync(path.join(dir, f));
+    } catch {
+      return undefined;
+    }
+  };
+  const [ca, cert, key] = [read('ca.pem'), read('cert.pem'), read('key.pem')];
+  if (on(env.DOCKER_TLS_VERIFY) && !ca) throw new DockerHostError(`${address}: DOCKER_TLS_VERIFY is set but ${path.join(dir, 'ca.pem')} cannot be read (set DOCKER_CERT_PATH to the folder of ca.pem, cert.pem, key.pem)`);
+  return { ...none, host, port, protocol: 'https', ca, cert, key };
+}
+
 function describeTarget(t: DockerTarget): string {
   if (t.socketPath) return t.socketPath;
   if (t.dockerHost) return t.dockerHost;
   return process.env.DOCKER_HOST || '/var/run/docker.sock';
 }
 
-/** A dockerode client for the target (no request made). */
+/**
+ * A dockerode client for the target (no request made).
+ * @throws DockerHostError when the address cannot be used (modemOptions)
+ */
 export function dockerClient(t: DockerTarget = {}): Docker {
-  if (t.socketPath) return new Docker({ socketPath: t.socketPath });
-  const host = t.dockerHost || null;
-  if (host) {
-    if (host.startsWith('unix://')) return new Docker({ socketPath: host.slice('unix://'.length) });
-    const u = new URL(host.replace(/^tcp:/, 'http:'));
-    return new Docker({ host: u.hostname, port: Number(u.port || 2375), protocol: 'http' });
-  }
-  return new Docker(); // docker-modem reads DOCKER_HOST, else the default socket
+  if (t.socketPath) return new Docker(modemOptions(`unix://${t.socketPath}`));
+  const address = t.dockerHost || process.env.DOCKER_HOST || null;
+  if (address) return new Docker(modemOptions(address));
+  return new Docker(); // the default socket (~/.docker/run/docker.sock, else /var/run/docker.sock)
 }
 
 /**
@@ -127,7 +185,12 @@ export function dockerClient(t: DockerTarget = {}): Docker {
  * @throws DockerUnavailableError when it does not answer within `timeoutMs`
  */
 export async function connect(t: DockerTarget = {}, timeoutMs = 5000): Promise<Docker> {
-  const docker = dockerClient(t);
+  let docker: Docker;
+  try {
+    docker = dockerClient(t);
+  } catch (e) {
+    throw new DockerUnavailableError(describeTarget(t), (e as Error).message);
+  }
   try {
     await (docker.ping as (o: object) => Promise<unknown>)({ abortSignal: AbortSignal.timeout(timeoutMs) });
   } catch (e) {
