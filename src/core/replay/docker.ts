@@ -21,6 +21,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
+import { StreamCollector, type StreamNo, type StreamTexts } from './streams';
 
 /** Label keys; every container and snapshot image the extension makes carries LABEL_MANAGED. */
 export const LABEL_MANAGED = 'trajectory-inspector.replay';
@@ -101,6 +102,8 @@ export interface ExecResult {
   exitCode: number | null;
   /** stdout and stderr in arrival order, each decoded as UTF-8 on its own (capped). */
   output: string;
+  /** The two streams apart (capped together). */
+  streams: StreamTexts;
   /** True when the output passed the cap (the command was stopped). */
   capped: boolean;
   /** True when the step ran past its timeout (the command was stopped). */
@@ -356,7 +359,7 @@ export class ReplayContainer {
   }
 
   /**
-   * Runs `cmd` (argv) once with stdout+stderr (Tty off), the exit code read after the stream ends.
+   * Runs `cmd` (argv) once with stdout and stderr apart (Tty off), the exit code read after the stream ends.
    * `onData` streams decoded text. When `timeoutSec` passes or the output passes the cap, every
    * process in the container is killed (`kill()` then `start()`: the filesystem stays) and the
    * result says so.
@@ -368,47 +371,49 @@ export class ReplayContainer {
     const stopped = await this.watch(collected.done, collected.capped, o.timeoutSec ?? this.limits.stepTimeoutSec);
     if (stopped) {
       stream.destroy();
-      return { exitCode: null, output: collected.text(), capped: stopped === 'cap', timedOut: stopped === 'timeout' };
+      const t = collected.streams();
+      return { exitCode: null, output: t.arrival, streams: t, capped: stopped === 'cap', timedOut: stopped === 'timeout' };
     }
     let info = await exec.inspect();
     for (let i = 0; (info.Running || info.ExitCode === null) && i < 20; i++) {
       await new Promise((r) => setTimeout(r, Math.min(10 * 2 ** i, 500)));
       info = await exec.inspect();
     }
-    return { exitCode: info.ExitCode ?? null, output: collected.text(), capped: false, timedOut: false };
+    const t = collected.streams();
+    return { exitCode: info.ExitCode ?? null, output: t.arrival, streams: t, capped: false, timedOut: false };
   }
 
-  /** Reads a multiplexed exec stream into text (capped); `done` resolves at the stream's end. */
-  collect(stream: Readable, onData?: (text: string) => void): { done: Promise<void>; capped: Promise<void>; text: () => string } {
-    // stdout and stderr apart, each with its own decoder: a character split by a write to the other
-    // stream still decodes; the text interleaves them in arrival order.
+  /**
+   * Reads a multiplexed exec stream (capped): stdout and stderr apart, each with its own decoder
+   * (streams.ts); `onData` gets text in arrival order; `done` resolves at the stream's end.
+   */
+  collect(stream: Readable, onData?: (text: string) => void): { done: Promise<void>; capped: Promise<void>; text: () => string; streams: () => StreamTexts & { arrival: string } } {
     const out = new PassThrough();
     const err = new PassThrough();
-    const decoders = [new TextDecoder('utf-8'), new TextDecoder('utf-8')];
-    let text = '';
-    let bytes = 0;
+    const got = new StreamCollector(this.limits.outputCapBytes);
     let hitCap: () => void = () => undefined;
     const capped = new Promise<void>((r) => (hitCap = r));
-    const cap = this.limits.outputCapBytes;
-    const take = (decoder: InstanceType<typeof TextDecoder>) => (b: Buffer) => {
-      if (bytes >= cap) return;
-      const room = cap - bytes;
-      const part = b.length > room ? b.subarray(0, room) : b;
-      bytes += b.length;
-      const t = decoder.decode(part, { stream: true });
-      text += t;
-      onData?.(t);
-      if (bytes >= cap) hitCap();
+    const take = (s: StreamNo) => (b: Buffer) => {
+      if (got.overCap) return;
+      const { kept } = got.push(s, b);
+      if (kept) onData?.(kept);
+      if (got.bytes >= got.capBytes) hitCap();
     };
-    out.on('data', take(decoders[0]));
-    err.on('data', take(decoders[1]));
+    out.on('data', take(0));
+    err.on('data', take(1));
     this.docker.modem.demuxStream(stream, out, err);
     const done = new Promise<void>((resolve) => {
       stream.once('end', () => resolve());
       stream.once('close', () => resolve());
       stream.once('error', () => resolve());
     });
-    return { done, capped, text: () => text + decoders[0].decode() + decoders[1].decode() };
+    let ended = false;
+    const streams = () => {
+      if (!ended) got.end();
+      ended = true;
+      return got.texts();
+    };
+    return { done, capped, text: () => streams().arrival, streams };
   }
 
   /** Waits for `done`; on timeout or cap kills every process of the container. Returns why it stopped, or null. */
@@ -453,10 +458,18 @@ export class ReplayContainer {
   watchDisk(periodMs = 1000): { stop(): Promise<void>; readonly exceeded: boolean } {
     let stopped = false;
     let exceeded = false;
+    // The wait between two looks ends at once when the step ends (stop), not a period later.
+    let wakeNow: () => void = () => undefined;
     const limit = this.limits.diskMiB * 1024 * 1024;
     const loop = (async () => {
       while (!stopped) {
-        await new Promise((r) => setTimeout(r, periodMs));
+        await new Promise<void>((r) => {
+          const t = setTimeout(r, periodMs);
+          wakeNow = () => {
+            clearTimeout(t);
+            r();
+          };
+        });
         if (stopped) break;
         const info = (await (this.container.inspect as (o: object) => Promise<{ SizeRw?: number }>)({ size: true }).catch(() => null));
         if (info?.SizeRw === undefined) continue;
@@ -476,6 +489,7 @@ export class ReplayContainer {
     return {
       stop: async () => {
         stopped = true;
+        wakeNow();
         await loop;
       },
       get exceeded() {
