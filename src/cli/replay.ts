@@ -26,7 +26,9 @@ export const REPLAY_USAGE = `  trajectory-inspector replay <file> [--image IMG] 
         [--workdir DIR] [--rollout K] [--step-timeout SEC] [--output-cap BYTES] [--memory MIB] [--cpus N]
         [--pids N] [--disk MIB] [--rules FILE.json] [--docker-host URL] [--copy-workspace DIR]
                                                         re-run the commands in a fresh container (no network) and
-                                                        compare with the recording; exit 0 same, 2 diverged, 1 error`;
+                                                        compare with the recording; exit 0 same, 2 diverged, 1 error;
+                                                        --docker-host (or DOCKER_HOST): unix:///path or tcp://host:port,
+                                                        TLS with DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH`;
 
 function statusWord(c: StepComparison): string {
   return c.status === 'same' ? 'same' : c.status === 'differs' ? 'DIFFERS' : 'not replayable';

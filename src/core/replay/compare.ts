@@ -1,6 +1,8 @@
 /**
  * Comparison of a replayed step with the recording: exit code first, then cwd, then the
- * normalised text (normalize.ts). The first step that differs is the divergence; every later step
+ * normalised text (normalize.ts). Where the replay kept stdout and stderr apart, their lines are
+ * interleaved the way the recording shows them (streams.ts mergeLike): the engine does not keep
+ * the order between the two. The first step that differs is the divergence; every later step
  * is marked "state may differ" (the container's state is no longer the recording's).
  *
  * A file edit is compared on its success, not its text: the recording's observation says the edit
@@ -13,6 +15,7 @@ import type { EditOutcome } from './edits';
 import type { StepRun } from './executors';
 import { DEFAULT_RULES, normalizeOutput, type NormalizationRule } from './normalize';
 import type { ReplayPlan, ReplayStep } from './plan';
+import { mergeLike } from './streams';
 
 /** Per-step verdict shown in the timeline, the raw file and the CLI. */
 export type StepStatus = 'same' | 'differs' | 'not-replayable';
@@ -67,8 +70,10 @@ export async function compareStep(plan: ReplayPlan, planIndex: number, run: Step
   if (!step.replayable || !run) {
     return { ...base, status: 'not-replayable', diffKind: null, summary: step.reason ?? 'not replayable', replayed: null, rulesFired: [] };
   }
-  const rep = await normalizeOutput(run.output, { rules, truncation: plan.truncation });
-  const replayed = { exitCode: run.exitCode, cwd: run.cwd, text: rep.text, raw: run.output };
+  // stdout and stderr came apart, their relative order unknown: interleaved as the recording shows them.
+  const raw = run.streams ? mergeLike(step.recorded.output, { ...run.streams, arrival: run.output }) : run.output;
+  const rep = await normalizeOutput(raw, { rules, truncation: plan.truncation });
+  const replayed = { exitCode: run.exitCode, cwd: run.cwd, text: rep.text, raw };
   const fired = [...new Set([...rec.fired, ...rep.fired])];
   const differs = (diffKind: DiffKind, summary: string): StepComparison => ({ ...base, status: 'differs', diffKind, summary, replayed, rulesFired: fired });
   if (run.error) return differs('error', run.error);

@@ -17,8 +17,11 @@
  */
 import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
+import { StreamCollector, type StreamNo, type StreamTexts } from './streams';
 
 /** Label keys; every container and snapshot image the extension makes carries LABEL_MANAGED. */
 export const LABEL_MANAGED = 'trajectory-inspector.replay';
@@ -52,11 +55,17 @@ export interface ReplayLimits {
 /** Defaults of `ReplayLimits` (the settings' defaults, checked against package.json). */
 export const DEFAULT_LIMITS: ReplayLimits = { memoryMiB: 2048, cpus: 2, pids: 512, stepTimeoutSec: 60, outputCapBytes: 10 * 1024 * 1024, diskMiB: 4096 };
 
-/** How to reach the engine; both empty = DOCKER_HOST, else the default socket. */
+/**
+ * How to reach the engine; both empty = the DOCKER_HOST environment variable, else the default
+ * socket. A `tcp://` address (from here or DOCKER_HOST) is reached the way the docker CLI reaches
+ * it: TLS when DOCKER_TLS_VERIFY (server certificate checked against the CA) or DOCKER_TLS is set,
+ * or the port is 2376; the CA and client certificate from DOCKER_CERT_PATH (`ca.pem`, `cert.pem`,
+ * `key.pem`; default `~/.docker`).
+ */
 export interface DockerTarget {
   /** Unix socket path (setting `trajectoryInspector.replay.dockerSocket`). */
   socketPath?: string | null;
-  /** `unix://…` / `tcp://host:port` (setting, else the DOCKER_HOST environment variable). */
+  /** `unix://…` / `tcp://host:port` (setting or `--docker-host`, else the DOCKER_HOST environment variable). */
   dockerHost?: string | null;
 }
 
@@ -65,7 +74,7 @@ export class DockerUnavailableError extends Error {
   constructor(where: string, cause: string) {
     super(
       `No Docker engine is reachable at ${where} (${cause}). Start Docker, or point at an engine: set DOCKER_HOST ` +
-        '(e.g. unix:///run/user/1000/docker.sock or tcp://127.0.0.1:2375) or the setting trajectoryInspector.replay.dockerSocket.',
+        '(e.g. unix:///run/user/1000/docker.sock, or tcp://host:2376 with DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH) or the setting trajectoryInspector.replay.dockerSocket / dockerHost.',
     );
     this.name = 'DockerUnavailableError';
   }
@@ -93,6 +102,8 @@ export interface ExecResult {
   exitCode: number | null;
   /** stdout and stderr in arrival order, each decoded as UTF-8 on its own (capped). */
   output: string;
+  /** The two streams apart (capped together). */
+  streams: StreamTexts;
   /** True when the output passed the cap (the command was stopped). */
   capped: boolean;
   /** True when the step ran past its timeout (the command was stopped). */
@@ -104,22 +115,72 @@ export function ownerId(pid = process.pid): string {
   return `${os.hostname()}:${pid}`;
 }
 
+/** The address is one replay cannot use (ssh://, an unknown scheme, no host). */
+export class DockerHostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DockerHostError';
+  }
+}
+
+/**
+ * Options for dockerode / docker-modem for one engine address (`unix:///path`, `tcp://host:port`,
+ * `host:port`), TLS from `env` as the docker CLI reads it (see DockerTarget). Every connection
+ * field is set (undefined where unused), so values docker-modem takes from the process environment
+ * by itself never mix into another address.
+ * @throws DockerHostError for `ssh://` (not supported: use a tunnel, docs/replay.md) and bad addresses
+ */
+export function modemOptions(address: string, env: NodeJS.ProcessEnv = process.env): Docker.DockerOptions {
+  const none = { host: undefined, port: undefined, protocol: undefined, ca: undefined, cert: undefined, key: undefined, socketPath: undefined } as const;
+  if (address.startsWith('unix://')) return { ...none, socketPath: address.slice('unix://'.length) || '/var/run/docker.sock' };
+  if (address.startsWith('/')) return { ...none, socketPath: address };
+  const withScheme = address.includes('//') ? address : `tcp://${address}`;
+  let u: URL;
+  try {
+    u = new URL(withScheme);
+  } catch {
+    throw new DockerHostError(`${address} is not a Docker engine address (unix:///path/docker.sock or tcp://host:port)`);
+  }
+  if (u.protocol === 'ssh:') {
+    throw new DockerHostError(
+      `${address}: ssh:// engines are not reached directly; forward the remote socket over ssh (ssh -NL /tmp/remote-docker.sock:/var/run/docker.sock ${u.username ? `${decodeURIComponent(u.username)}@` : ''}${u.host}) and use unix:///tmp/remote-docker.sock`,
+    );
+  }
+  if (u.protocol !== 'tcp:' && u.protocol !== 'http:' && u.protocol !== 'https:') throw new DockerHostError(`${address}: unknown scheme ${u.protocol} (use unix:// or tcp://)`);
+  if (!u.hostname) throw new DockerHostError(`${address}: no host in the address`);
+  const on = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+  const tls = u.protocol === 'https:' || on(env.DOCKER_TLS_VERIFY) || on(env.DOCKER_TLS) || u.port === '2376';
+  const port = Number(u.port || (tls ? 2376 : 2375));
+  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!tls) return { ...none, host, port, protocol: 'http' };
+  const dir = env.DOCKER_CERT_PATH || path.join(os.homedir(), '.docker');
+  const read = (f: string): Buffer | undefined => {
+    try {
+      return fs.readFileSync(path.join(dir, f));
+    } catch {
+      return undefined;
+    }
+  };
+  const [ca, cert, key] = [read('ca.pem'), read('cert.pem'), read('key.pem')];
+  if (on(env.DOCKER_TLS_VERIFY) && !ca) throw new DockerHostError(`${address}: DOCKER_TLS_VERIFY is set but ${path.join(dir, 'ca.pem')} cannot be read (set DOCKER_CERT_PATH to the folder of ca.pem, cert.pem, key.pem)`);
+  return { ...none, host, port, protocol: 'https', ca, cert, key };
+}
+
 function describeTarget(t: DockerTarget): string {
   if (t.socketPath) return t.socketPath;
   if (t.dockerHost) return t.dockerHost;
   return process.env.DOCKER_HOST || '/var/run/docker.sock';
 }
 
-/** A dockerode client for the target (no request made). */
+/**
+ * A dockerode client for the target (no request made).
+ * @throws DockerHostError when the address cannot be used (modemOptions)
+ */
 export function dockerClient(t: DockerTarget = {}): Docker {
-  if (t.socketPath) return new Docker({ socketPath: t.socketPath });
-  const host = t.dockerHost || null;
-  if (host) {
-    if (host.startsWith('unix://')) return new Docker({ socketPath: host.slice('unix://'.length) });
-    const u = new URL(host.replace(/^tcp:/, 'http:'));
-    return new Docker({ host: u.hostname, port: Number(u.port || 2375), protocol: 'http' });
-  }
-  return new Docker(); // docker-modem reads DOCKER_HOST, else the default socket
+  if (t.socketPath) return new Docker(modemOptions(`unix://${t.socketPath}`));
+  const address = t.dockerHost || process.env.DOCKER_HOST || null;
+  if (address) return new Docker(modemOptions(address));
+  return new Docker(); // the default socket (~/.docker/run/docker.sock, else /var/run/docker.sock)
 }
 
 /**
@@ -127,7 +188,12 @@ export function dockerClient(t: DockerTarget = {}): Docker {
  * @throws DockerUnavailableError when it does not answer within `timeoutMs`
  */
 export async function connect(t: DockerTarget = {}, timeoutMs = 5000): Promise<Docker> {
-  const docker = dockerClient(t);
+  let docker: Docker;
+  try {
+    docker = dockerClient(t);
+  } catch (e) {
+    throw new DockerUnavailableError(describeTarget(t), (e as Error).message);
+  }
   try {
     await (docker.ping as (o: object) => Promise<unknown>)({ abortSignal: AbortSignal.timeout(timeoutMs) });
   } catch (e) {
@@ -293,7 +359,7 @@ export class ReplayContainer {
   }
 
   /**
-   * Runs `cmd` (argv) once with stdout+stderr (Tty off), the exit code read after the stream ends.
+   * Runs `cmd` (argv) once with stdout and stderr apart (Tty off), the exit code read after the stream ends.
    * `onData` streams decoded text. When `timeoutSec` passes or the output passes the cap, every
    * process in the container is killed (`kill()` then `start()`: the filesystem stays) and the
    * result says so.
@@ -305,47 +371,49 @@ export class ReplayContainer {
     const stopped = await this.watch(collected.done, collected.capped, o.timeoutSec ?? this.limits.stepTimeoutSec);
     if (stopped) {
       stream.destroy();
-      return { exitCode: null, output: collected.text(), capped: stopped === 'cap', timedOut: stopped === 'timeout' };
+      const t = collected.streams();
+      return { exitCode: null, output: t.arrival, streams: t, capped: stopped === 'cap', timedOut: stopped === 'timeout' };
     }
     let info = await exec.inspect();
     for (let i = 0; (info.Running || info.ExitCode === null) && i < 20; i++) {
       await new Promise((r) => setTimeout(r, Math.min(10 * 2 ** i, 500)));
       info = await exec.inspect();
     }
-    return { exitCode: info.ExitCode ?? null, output: collected.text(), capped: false, timedOut: false };
+    const t = collected.streams();
+    return { exitCode: info.ExitCode ?? null, output: t.arrival, streams: t, capped: false, timedOut: false };
   }
 
-  /** Reads a multiplexed exec stream into text (capped); `done` resolves at the stream's end. */
-  collect(stream: Readable, onData?: (text: string) => void): { done: Promise<void>; capped: Promise<void>; text: () => string } {
-    // stdout and stderr apart, each with its own decoder: a character split by a write to the other
-    // stream still decodes; the text interleaves them in arrival order.
+  /**
+   * Reads a multiplexed exec stream (capped): stdout and stderr apart, each with its own decoder
+   * (streams.ts); `onData` gets text in arrival order; `done` resolves at the stream's end.
+   */
+  collect(stream: Readable, onData?: (text: string) => void): { done: Promise<void>; capped: Promise<void>; text: () => string; streams: () => StreamTexts & { arrival: string } } {
     const out = new PassThrough();
     const err = new PassThrough();
-    const decoders = [new TextDecoder('utf-8'), new TextDecoder('utf-8')];
-    let text = '';
-    let bytes = 0;
+    const got = new StreamCollector(this.limits.outputCapBytes);
     let hitCap: () => void = () => undefined;
     const capped = new Promise<void>((r) => (hitCap = r));
-    const cap = this.limits.outputCapBytes;
-    const take = (decoder: InstanceType<typeof TextDecoder>) => (b: Buffer) => {
-      if (bytes >= cap) return;
-      const room = cap - bytes;
-      const part = b.length > room ? b.subarray(0, room) : b;
-      bytes += b.length;
-      const t = decoder.decode(part, { stream: true });
-      text += t;
-      onData?.(t);
-      if (bytes >= cap) hitCap();
+    const take = (s: StreamNo) => (b: Buffer) => {
+      if (got.overCap) return;
+      const { kept } = got.push(s, b);
+      if (kept) onData?.(kept);
+      if (got.bytes >= got.capBytes) hitCap();
     };
-    out.on('data', take(decoders[0]));
-    err.on('data', take(decoders[1]));
+    out.on('data', take(0));
+    err.on('data', take(1));
     this.docker.modem.demuxStream(stream, out, err);
     const done = new Promise<void>((resolve) => {
       stream.once('end', () => resolve());
       stream.once('close', () => resolve());
       stream.once('error', () => resolve());
     });
-    return { done, capped, text: () => text + decoders[0].decode() + decoders[1].decode() };
+    let ended = false;
+    const streams = () => {
+      if (!ended) got.end();
+      ended = true;
+      return got.texts();
+    };
+    return { done, capped, text: () => streams().arrival, streams };
   }
 
   /** Waits for `done`; on timeout or cap kills every process of the container. Returns why it stopped, or null. */
@@ -390,10 +458,18 @@ export class ReplayContainer {
   watchDisk(periodMs = 1000): { stop(): Promise<void>; readonly exceeded: boolean } {
     let stopped = false;
     let exceeded = false;
+    // The wait between two looks ends at once when the step ends (stop), not a period later.
+    let wakeNow: () => void = () => undefined;
     const limit = this.limits.diskMiB * 1024 * 1024;
     const loop = (async () => {
       while (!stopped) {
-        await new Promise((r) => setTimeout(r, periodMs));
+        await new Promise<void>((r) => {
+          const t = setTimeout(r, periodMs);
+          wakeNow = () => {
+            clearTimeout(t);
+            r();
+          };
+        });
         if (stopped) break;
         const info = (await (this.container.inspect as (o: object) => Promise<{ SizeRw?: number }>)({ size: true }).catch(() => null));
         if (info?.SizeRw === undefined) continue;
@@ -413,6 +489,7 @@ export class ReplayContainer {
     return {
       stop: async () => {
         stopped = true;
+        wakeNow();
         await loop;
       },
       get exceeded() {

@@ -26,10 +26,14 @@ import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import type { ReplayContainer } from './docker';
 import type { ReplayMode, ReplayPlan, ReplayStep } from './plan';
+import { StreamCollector, type StreamNo, type StreamTexts } from './streams';
 
 /** What one step gave when re-run. */
 export interface StepRun {
+  /** What it printed, stdout and stderr in arrival order. */
   output: string;
+  /** stdout and stderr apart, where the mode keeps them apart (exec, shell; not tmux: one terminal). */
+  streams?: StreamTexts;
   /** Exit code; null when the mode has none (tmux) or the command was stopped. */
   exitCode: number | null;
   /** Working directory after the step (shell mode), else null. */
@@ -74,11 +78,10 @@ export class ExecExecutor implements Executor {
   }
 
   async run(step: ReplayStep, onData?: (text: string) => void): Promise<StepRun> {
-    const cmd = step.workdir
-      ? ['bash', '-c', 'exec 2>&1; cd -- "$2" || exit 1; exec bash -lc "$1"', 'ti-replay', step.input, step.workdir]
-      : ['bash', '-c', 'exec 2>&1; exec bash -lc "$1"', 'ti-replay', step.input];
+    // stdout and stderr stay apart (each is decoded on its own: streams.ts).
+    const cmd = step.workdir ? ['bash', '-c', 'cd -- "$2" || exit 1; exec bash -lc "$1"', 'ti-replay', step.input, step.workdir] : ['bash', '-lc', step.input];
     const r = await this.c.exec(cmd, { workdir: this.plan.workdir, onData });
-    return { output: r.output, exitCode: r.exitCode, cwd: null, timedOut: r.timedOut, capped: r.capped, error: null };
+    return { output: r.output, streams: r.streams, exitCode: r.exitCode, cwd: null, timedOut: r.timedOut, capped: r.capped, error: null };
   }
 
   async restart(): Promise<void> {}
@@ -90,16 +93,24 @@ export function shQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A persistent bash over a hijacked exec, steps delimited by nonce markers. */
+/** Longest text a step's end marker can be (a cwd is at most PATH_MAX, 4096 bytes). */
+const MARKER_WINDOW = 8192;
+
+/** A persistent bash over a hijacked exec, steps delimited by nonce markers on stdout and stderr. */
 export class ShellExecutor implements Executor {
   readonly mode = 'shell' as const;
   private socket: (Readable & Writable) | null = null;
-  private buffer = '';
   private ended = true;
   private wake: (() => void) | null = null;
-  private decoder = new TextDecoder('utf-8');
-  private onData: ((t: string) => void) | null = null;
-  private bytes = 0;
+  private onData: ((s: StreamNo, t: string) => void) | null = null;
+  /** What the shell printed since the step (or the start) began: both streams apart. */
+  private got = new StreamCollector(Infinity);
+  /** Per stream: the last MARKER_WINDOW characters received, and how many came in all. */
+  private tails: [string, string] = ['', ''];
+  private seen: [number, number] = [0, 0];
+  /** The markers this step waits for, per stream, and where each was found (characters of its stream). */
+  private want: [RegExp | null, RegExp | null] = [null, null];
+  private found: [{ at: number; m: RegExpExecArray } | null, { at: number; m: RegExpExecArray } | null] = [null, null];
   /** The pids cgroup's refused-fork count at the end of the last step (null before the first). */
   private pidsRefused: number | null = null;
 
@@ -108,6 +119,37 @@ export class ShellExecutor implements Executor {
   async start(): Promise<void> {
     await probe(this.c, ['bash']);
     await this.restart();
+  }
+
+  /** Forgets what arrived so far and waits for `want` (per stream) from now on. */
+  private expect(want: [RegExp | null, RegExp | null], cap: number): void {
+    this.got = new StreamCollector(cap);
+    this.tails = ['', ''];
+    this.seen = [0, 0];
+    this.want = want;
+    this.found = [null, null];
+  }
+
+  /**
+   * Takes one frame of the shell's output: kept (capped) and searched for this step's marker in
+   * its stream's last MARKER_WINDOW characters only, so a flood costs O(bytes), not O(bytes²).
+   */
+  private take(s: StreamNo, b: Buffer): void {
+    const { text } = this.got.push(s, b);
+    if (text) {
+      const re = this.want[s];
+      if (re && !this.found[s]) {
+        const window = this.tails[s] + text;
+        const base = this.seen[s] + text.length - window.length;
+        re.lastIndex = 0;
+        const m = re.exec(window);
+        if (m) this.found[s] = { at: base + m.index, m };
+        this.tails[s] = window.length > MARKER_WINDOW ? window.slice(-MARKER_WINDOW) : window;
+      }
+      this.seen[s] += text.length;
+      this.onData?.(s, text);
+    }
+    this.wake?.();
   }
 
   async restart(): Promise<void> {
@@ -125,26 +167,26 @@ export class ShellExecutor implements Executor {
     });
     const socket = (await exec.start({ hijack: true, stdin: true })) as unknown as Readable & Writable;
     this.socket = socket;
-    this.buffer = '';
     this.ended = false;
-    this.decoder = new TextDecoder('utf-8');
-    const sink = {
-      write: (b: Buffer) => {
-        this.bytes += b.length;
-        const t = this.decoder.decode(b, { stream: true });
-        this.buffer += t;
-        this.onData?.(t);
-        this.wake?.();
-        return true;
-      },
-      end: () => undefined,
-      on: () => sink,
-      once: () => sink,
-      emit: () => true,
-      removeListener: () => sink,
+    const nonce = randomBytes(8).toString('hex');
+    this.expect([new RegExp(`\\x1e${nonce}\\x1e\\n`), new RegExp(`\\x1e${nonce}\\x1e\\n`)], 1 << 20);
+    const sink = (s: StreamNo) => {
+      const w = {
+        write: (b: Buffer) => {
+          if (this.socket === socket) this.take(s, b);
+          return true;
+        },
+        end: () => undefined,
+        on: () => w,
+        once: () => w,
+        emit: () => true,
+        removeListener: () => w,
+      };
+      return w;
     };
-    this.c.docker.modem.demuxStream(socket, sink as never, sink as never);
+    this.c.docker.modem.demuxStream(socket, sink(0) as never, sink(1) as never);
     const end = () => {
+      if (this.socket !== socket) return;
       this.ended = true;
       this.wake?.();
     };
@@ -152,27 +194,27 @@ export class ShellExecutor implements Executor {
     socket.once('close', end);
     socket.once('error', end);
     // Restore the state saved after the last step (none on a fresh container).
-    const nonce = randomBytes(8).toString('hex');
     socket.write(
       `mkdir -p ${STATE_DIR}; [ -f ${STATE_DIR}/env ] && . ${STATE_DIR}/env >/dev/null 2>&1; [ -f ${STATE_DIR}/cwd ] && cd "$(cat ${STATE_DIR}/cwd)" 2>/dev/null; ` +
         // The pids cgroup's count of refused forks (v2, else v1): read with builtins, which need no fork.
-        `__ti_pf=/sys/fs/cgroup/pids.events; [ -r $__ti_pf ] || __ti_pf=/sys/fs/cgroup/pids/pids.events; printf '\\036%s\\036\\n' ${nonce}\n`,
+        `__ti_pf=/sys/fs/cgroup/pids.events; [ -r $__ti_pf ] || __ti_pf=/sys/fs/cgroup/pids/pids.events; printf '\\036%s\\036\\n' ${nonce}; printf '\\036%s\\036\\n' ${nonce} >&2\n`,
     );
-    const got = await this.waitFor(new RegExp(`\\x1e${nonce}\\x1e\\n`), 30);
-    if (!got) throw new Error(`the replay shell did not start${this.buffer ? `: ${this.buffer.slice(0, 500)}` : ''}`);
-    this.buffer = '';
+    const got = await this.waitFor(30);
+    if (got !== 'done') {
+      const t = this.got.texts().arrival;
+      throw new Error(`the replay shell did not start${t ? `: ${t.slice(0, 500)}` : ''}`);
+    }
   }
 
-  /** Waits until `re` matches the buffer, the shell ends, or `sec` pass. Returns the match or null. */
-  private async waitFor(re: RegExp, sec: number, cap = Infinity): Promise<RegExpExecArray | 'cap' | null> {
+  /** Waits until both markers came, the shell ends, the output passes `cap` bytes, or `sec` pass. */
+  private async waitFor(sec: number, cap = Infinity): Promise<'done' | 'cap' | 'ended' | 'timeout'> {
     const deadline = Date.now() + sec * 1000;
     for (;;) {
-      const m = re.exec(this.buffer);
-      if (m) return m;
-      if (this.bytes > cap) return 'cap';
-      if (this.ended) return null;
+      if (this.found[0] && this.found[1]) return 'done';
+      if (this.got.bytes > cap) return 'cap';
+      if (this.ended) return 'ended';
       const left = deadline - Date.now();
-      if (left <= 0) return null;
+      if (left <= 0) return 'timeout';
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
         this.wake = () => {
@@ -189,34 +231,44 @@ export class ShellExecutor implements Executor {
     const nonce = randomBytes(8).toString('hex');
     const delim = `TI_EOF_${nonce}`;
     const body = step.input.endsWith('\n') ? step.input : step.input + '\n';
-    this.buffer = '';
-    this.bytes = 0;
+    const cap = this.c.limits.outputCapBytes;
+    this.expect([new RegExp(`\\n\\x1e${nonce} (-?\\d+) (\\d+) (\\d+) ([^\\x1e]*)\\x1e\\n`), new RegExp(`\\n\\x1e${nonce}\\x1e\\n`)], cap);
     let sent = 0;
-    this.onData = (t) => {
-      // Do not stream the marker itself.
+    const sealed = [false, false];
+    this.onData = (s, t) => {
+      // Do not stream the markers themselves.
+      if (sealed[s]) return;
       const i = t.indexOf('\x1e');
-      if (i >= 0) t = t.slice(0, i).replace(/\n$/, '');
-      if (t && sent < this.c.limits.outputCapBytes) onData?.(t);
+      if (i >= 0) {
+        t = t.slice(0, i).replace(/\n$/, '');
+        sealed[s] = true;
+      }
+      if (t && sent < cap) onData?.(t);
       sent += t.length;
     };
     // cwd+env: the command runs in this shell. cwd only: in a subshell that leaves its final cwd behind.
+    // stdout and stderr stay apart (each is decoded on its own: streams.ts).
     const pidsBefore = `__ti_p0=0; read -r _ __ti_p0 < $__ti_pf 2>/dev/null\n`;
     const run =
       this.plan.shellState === 'cwd'
-        ? `( trap 'pwd > ${STATE_DIR}/cwd' EXIT; . ${STATE_DIR}/step.sh ) </dev/null 2>&1\n__ti_rc=$?; cd "$(cat ${STATE_DIR}/cwd)" 2>/dev/null\n`
-        : `{ . ${STATE_DIR}/step.sh; } </dev/null 2>&1\n__ti_rc=$?; export -p > ${STATE_DIR}/env 2>/dev/null\n`;
+        ? `( trap 'pwd > ${STATE_DIR}/cwd' EXIT; . ${STATE_DIR}/step.sh ) </dev/null\n__ti_rc=$?; cd "$(cat ${STATE_DIR}/cwd)" 2>/dev/null\n`
+        : `{ . ${STATE_DIR}/step.sh; } </dev/null\n__ti_rc=$?; export -p > ${STATE_DIR}/env 2>/dev/null\n`;
     this.socket!.write(
       `cat > ${STATE_DIR}/step.sh <<'${delim}'\n${body}${delim}\n` +
         pidsBefore +
         run +
-        `__ti_p1=0; read -r _ __ti_p1 < $__ti_pf 2>/dev/null; pwd > ${STATE_DIR}/cwd; printf '\\n\\036%s %d %d %d %s\\036\\n' ${nonce} "$__ti_rc" "\${__ti_p0:-0}" "\${__ti_p1:-0}" "$PWD"\n`,
+        `__ti_p1=0; read -r _ __ti_p1 < $__ti_pf 2>/dev/null; pwd > ${STATE_DIR}/cwd; printf '\\n\\036%s\\036\\n' ${nonce} >&2; printf '\\n\\036%s %d %d %d %s\\036\\n' ${nonce} "$__ti_rc" "\${__ti_p0:-0}" "\${__ti_p1:-0}" "$PWD"\n`,
     );
-    const m = await this.waitFor(new RegExp(`\\n\\x1e${nonce} (-?\\d+) (\\d+) (\\d+) ([^\\x1e]*)\\x1e\\n`), this.c.limits.stepTimeoutSec, this.c.limits.outputCapBytes);
+    const how = await this.waitFor(this.c.limits.stepTimeoutSec, cap);
     this.onData = null;
-    if (m && m !== 'cap') {
-      // bash names the sourced file in its errors; the original shell ran the command directly.
-      const output = this.buffer.slice(0, m.index).replace(/\/tmp\/\.ti-replay\/step\.sh: line \d+: /g, 'bash: ');
-      this.buffer = this.buffer.slice(m.index + m[0].length);
+    // bash names the sourced file in its errors; the original shell ran the command directly.
+    const unsourced = (t: string) => t.replace(/\/tmp\/\.ti-replay\/step\.sh: line \d+: /g, 'bash: ');
+    if (how === 'done') {
+      const [out, err] = this.found as [{ at: number; m: RegExpExecArray }, { at: number; m: RegExpExecArray }];
+      const t = this.got.texts([out.at, err.at]);
+      const output = unsourced(t.arrival);
+      const streams = { stdout: t.stdout, stderr: unsourced(t.stderr) };
+      const m = out.m;
       const [p0, p1] = [Number(m[2]), Number(m[3])];
       const earlier = this.pidsRefused !== null && p0 > this.pidsRefused;
       this.pidsRefused = p1;
@@ -227,30 +279,32 @@ export class ShellExecutor implements Executor {
         await this.c.killAll();
         await this.restart();
         const who = p1 > p0 ? 'exhausted the process limit' : 'processes an earlier step left running exhausted the process limit';
-        return { output, exitCode: Number(m[1]), cwd: m[4], timedOut: false, capped: false, error: `${who} (${this.c.limits.pids} processes; forks refused): every process was stopped and the shell restarted for the next step` };
+        return { output, streams, exitCode: Number(m[1]), cwd: m[4], timedOut: false, capped: false, error: `${who} (${this.c.limits.pids} processes; forks refused): every process was stopped and the shell restarted for the next step` };
       }
-      return { output, exitCode: Number(m[1]), cwd: m[4], timedOut: false, capped: false, error: null };
+      return { output, streams, exitCode: Number(m[1]), cwd: m[4], timedOut: false, capped: false, error: null };
     }
-    const output = this.buffer.slice(0, this.c.limits.outputCapBytes);
-    if (this.ended && m === null) {
+    const t = this.got.texts();
+    const output = t.arrival;
+    const streams = { stdout: t.stdout, stderr: t.stderr };
+    if (how === 'ended') {
       // bash exits when a fork fails for good: the step filled the pids limit, and what it started
       // still holds it (no new shell could start). Stop it all, then a fresh shell.
-      if (/fork: (?:retry: )?Resource temporarily unavailable/.test(this.buffer)) {
+      if (/fork: (?:retry: )?Resource temporarily unavailable/.test(t.stderr)) {
         await this.c.killAll();
         await this.restart();
-        return { output, exitCode: null, cwd: null, timedOut: false, capped: false, error: `exhausted the process limit (${this.c.limits.pids} processes; forks refused, the shell died): every process was stopped and the shell restarted for the next step` };
+        return { output, streams, exitCode: null, cwd: null, timedOut: false, capped: false, error: `exhausted the process limit (${this.c.limits.pids} processes; forks refused, the shell died): every process was stopped and the shell restarted for the next step` };
       }
       // The step ended the shell (`exit`, `exec`): restart it where the last step left off.
       await this.restart().catch(async () => {
         await this.c.killAll();
         await this.restart();
       });
-      return { output, exitCode: null, cwd: null, timedOut: false, capped: false, error: 'the command ended the shell (exit / exec); the shell was restarted' };
+      return { output, streams, exitCode: null, cwd: null, timedOut: false, capped: false, error: 'the command ended the shell (exit / exec); the shell was restarted' };
     }
     // Timeout or output cap: stop every process, then a fresh shell with the saved state.
     await this.c.killAll();
     await this.restart();
-    return { output, exitCode: null, cwd: null, timedOut: m === null, capped: m === 'cap', error: null };
+    return { output, streams, exitCode: null, cwd: null, timedOut: how === 'timeout', capped: how === 'cap', error: null };
   }
 
   async close(): Promise<void> {
