@@ -8,12 +8,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { FrameLocator } from 'playwright-core';
 import { loadFile } from '../../src/core/load';
 import type { Rollout } from '../../src/core/model';
-import {
-  ARTIFACTS, type CodeServer, extensionHostLogs, extensionWebview, makeTempDir, quickOpen, sample, waitUntil, openSession, saveFailureArtifacts, closeSession,
-} from './harness';
+import { ARTIFACTS, assertNoCspOrHostErrors, e2eSuite, OPEN_MS, quickOpen, runCommand, sample, screenshot, UI_MS, waitUntil } from './harness';
 
 /** A TB1 trial whose agent.cast has `i` (input) events, so its steps carry castTime. */
 const TRIAL_SAMPLE = 'tb1/lcbpro-1983a_with-agent-logs';
@@ -43,35 +41,23 @@ function inputEvents(cast: string): { time: number; data: string }[] {
 describe('e2e: terminal player for a Terminal-Bench 1 trial in code-server', function () {
   this.timeout(300_000);
 
-  let tmp: string;
-  let workspace: string;
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
   let web: FrameLocator;
   let rollout: Rollout;
-  const consoleLog: string[] = [];
-
-  before(async function () {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    tmp = makeTempDir('ti-e2e-cast-');
-    workspace = path.join(tmp, 'workspace');
-    copyTree(sample(TRIAL_SAMPLE), path.join(workspace, TRIAL));
-    // What the extension will show, read by the same core loader from the copy (castTime per step).
-    rollout = (await loadFile(path.join(workspace, RESULTS_REL))).rollouts[0];
-    assert.ok(rollout.recording, 'the TB1 loader joins sessions/agent.cast as the recording');
-
-    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
-    web = extensionWebview(page);
+  const e2e = e2eSuite({
+    name: 'cast',
+    prepare: async (workspace) => {
+      copyTree(sample(TRIAL_SAMPLE), path.join(workspace, TRIAL));
+      // What the extension will show, read by the same core loader from the copy (castTime per step).
+      rollout = (await loadFile(path.join(workspace, RESULTS_REL))).rollouts[0];
+      assert.ok(rollout.recording, 'the TB1 loader joins sessions/agent.cast as the recording');
+    },
+    opened: async (x) => {
+      web = x.web();
+    },
   });
 
-  afterEach(async function () {
-    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, 'cast-');
-  });
-
-  after(async function () {
-    if (consoleLog.length) fs.writeFileSync(path.join(ARTIFACTS, 'cast-browser-console.log'), consoleLog.join('\n'));
-    await closeSession(browser, server, tmp);
+  after(() => {
+    if (e2e.consoleLog.length) fs.writeFileSync(path.join(ARTIFACTS, 'cast-browser-console.log'), e2e.consoleLog.join('\n'));
   });
 
   async function playerTime(): Promise<number> {
@@ -83,24 +69,19 @@ describe('e2e: terminal player for a Terminal-Bench 1 trial in code-server', fun
   }
 
   it('opens results.json with "Open in Trajectory Inspector" from the command palette and shows the recording', async () => {
-    await quickOpen(page, RESULTS_REL);
+    await quickOpen(e2e.page, RESULTS_REL);
     // results.json opens as text (not a default timeline file); the command takes the active editor's file.
-    await page.locator('.editor-group-container .tab.active', { hasText: 'results.json' }).waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 30_000 });
-    await input.fill('>Open in Trajectory Inspector');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open in Trajectory Inspector' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('Enter');
+    await e2e.page.locator('.editor-group-container .tab.active', { hasText: 'results.json' }).waitFor({ state: 'visible', timeout: UI_MS });
+    await runCommand(e2e.page, 'Open in Trajectory Inspector');
 
     const player = web.locator('ti-player');
-    await web.locator('#step-count').waitFor({ state: 'visible', timeout: 90_000 }).catch(async () => {
-      throw new Error(`the timeline did not open; tabs: ${JSON.stringify(await page.locator('.tab').allInnerTexts())}\n`
-        + consoleLog.filter((l) => /error|fail|refused/i.test(l)).slice(-20).join('\n'));
+    await web.locator('#step-count').waitFor({ state: 'visible', timeout: OPEN_MS }).catch(async () => {
+      throw new Error(`the timeline did not open; tabs: ${JSON.stringify(await e2e.page.locator('.tab').allInnerTexts())}\n`
+        + e2e.consoleLog.filter((l) => /error|fail|refused/i.test(l)).slice(-20).join('\n'));
     });
     assert.match(await web.locator('#step-count').innerText(), new RegExp(`^${rollout.steps.length} steps`));
-    await web.locator('ti-player .xterm-rows').waitFor({ state: 'visible', timeout: 30_000 });
-    const header = JSON.parse(fs.readFileSync(path.join(workspace, TRIAL, 'sessions', 'agent.cast'), 'utf8').split('\n')[0]);
+    await web.locator('ti-player .xterm-rows').waitFor({ state: 'visible', timeout: UI_MS });
+    const header = JSON.parse(fs.readFileSync(path.join(e2e.workspace, TRIAL, 'sessions', 'agent.cast'), 'utf8').split('\n')[0]);
     assert.equal(await web.locator('ti-player .size').innerText(), `${header.width}×${header.height}`);
     assert.equal(await web.locator('ti-player .mark').count(), rollout.steps.filter((s) => typeof s.castTime === 'number').length);
     assert.ok(await player.isVisible());
@@ -108,7 +89,7 @@ describe('e2e: terminal player for a Terminal-Bench 1 trial in code-server', fun
 
   it('plays: the selected step advances with the recording', async () => {
     await web.locator('.step-card[data-index="0"]').click();
-    await waitUntil(async () => (await selectedIndex()) === 0 && (await playerTime()) === Math.round((rollout.steps[0].castTime ?? 0) * 1000), 10_000,
+    await waitUntil(async () => (await selectedIndex()) === 0 && (await playerTime()) === Math.round((rollout.steps[0].castTime ?? 0) * 1000), UI_MS,
       async () => `step 0 selected at its castTime; selected ${await selectedIndex()}, time ${await playerTime()}`);
     await web.locator('ti-player select.speed').selectOption('4');
     await web.locator('ti-player button.play').click();
@@ -119,43 +100,39 @@ describe('e2e: terminal player for a Terminal-Bench 1 trial in code-server', fun
     await waitUntil(async () => {
       seen.add(await selectedIndex());
       return seen.has(agent.index);
-    }, 30_000, async () => `the selection never reached the agent step #${agent.index + 1} while playing; saw ${[...seen]}, time ${await playerTime()}`);
+    }, UI_MS, async () => `the selection never reached the agent step #${agent.index + 1} while playing; saw ${[...seen]}, time ${await playerTime()}`);
     assert.ok((await playerTime()) >= Math.round(agent.castTime! * 1000), 'the player is past the agent step');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'cast-player-playing.png') });
+    await screenshot(e2e.page, 'cast-player-playing');
     // It stops at the end, on the last step placed on the recording.
-    await waitUntil(async () => (await web.locator('ti-player').getAttribute('data-state')) === 'paused', 30_000, () => 'playback never ended');
+    await waitUntil(async () => (await web.locator('ti-player').getAttribute('data-state')) === 'paused', UI_MS, () => 'playback never ended');
     const placed = rollout.steps.filter((s) => typeof s.castTime === 'number');
     assert.equal(await selectedIndex(), placed[placed.length - 1].index);
-    await waitUntil(async () => /\bexit\b/.test(await web.locator('ti-player .xterm-rows').innerText()), 10_000,
+    await waitUntil(async () => /\bexit\b/.test(await web.locator('ti-player .xterm-rows').innerText()), UI_MS,
       async () => `"exit" never showed at the end: ${await web.locator('ti-player .xterm-rows').innerText()}`);
   });
 
   it('selecting a step moves the player to its time in the recording', async () => {
     const agent = rollout.steps.find((s) => s.role === 'agent' && typeof s.castTime === 'number')!;
     // The agent step starts when its keys were typed: the `i` event of its command in the cast itself.
-    const typed = inputEvents(path.join(workspace, TRIAL, 'sessions', 'agent.cast')).find((e) => e.data.startsWith('echo '));
+    const typed = inputEvents(path.join(e2e.workspace, TRIAL, 'sessions', 'agent.cast')).find((e) => e.data.startsWith('echo '));
     assert.ok(typed, 'the cast has the typed echo command');
     assert.equal(agent.castTime, typed.time);
     await web.locator(`.step-card[data-index="${agent.index}"]`).click();
-    await waitUntil(async () => (await playerTime()) === Math.round(typed.time * 1000), 10_000,
+    await waitUntil(async () => (await playerTime()) === Math.round(typed.time * 1000), UI_MS,
       async () => `after selecting step #${agent.index + 1} the player shows ${await playerTime()} ms, not ${Math.round(typed.time * 1000)}`);
     assert.match(await web.locator('ti-player .clock .now').innerText(), /^0:06\.\d$/);
     // The keyboard: k from there selects the previous step and the player follows.
-    await page.keyboard.press('k');
+    await e2e.page.keyboard.press('k');
     const prev = rollout.steps[agent.index - 1];
-    await waitUntil(async () => (await selectedIndex()) === prev.index && (await playerTime()) === Math.round(prev.castTime! * 1000), 10_000,
+    await waitUntil(async () => (await selectedIndex()) === prev.index && (await playerTime()) === Math.round(prev.castTime! * 1000), UI_MS,
       async () => `after k: selected ${await selectedIndex()}, player ${await playerTime()} ms`);
     await web.locator(`.step-card[data-index="${agent.index}"]`).click();
-    await waitUntil(async () => (await playerTime()) === Math.round(typed.time * 1000), 10_000, () => 'back at the agent step');
-    await page.waitForTimeout(300);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'cast-player.png') });
+    await waitUntil(async () => (await playerTime()) === Math.round(typed.time * 1000), UI_MS, () => 'back at the agent step');
+    await e2e.page.waitForTimeout(300);
+    await screenshot(e2e.page, 'cast-player');
   });
 
   it('the webview broke no CSP rule and the extension host logged no errors', async () => {
-    const csp = consoleLog.filter((l) => /Content Security Policy|Refused to/i.test(l));
-    assert.deepEqual(csp.filter((l) => /webview|trajectory/i.test(l)), [], 'CSP violations in the timeline webview');
-    const logs = extensionHostLogs(server!.userDataDir);
-    const failures = logs.split('\n').filter((l) => /trajectory-inspector/i.test(l) && /\[error\]/i.test(l));
-    assert.deepEqual(failures, []);
+    assertNoCspOrHostErrors(e2e.consoleLog, e2e.server);
   });
 });

@@ -26,14 +26,13 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import {
-  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, makeTempDir, REPO_ROOT, sample, SAMPLES_DIR, waitUntil, openSession, saveFailureArtifacts, closeSession, rolloutsPane, widenSidebar,
+  ARTIFACTS, assertActivatedWithoutErrors, defaultRolloutIncludes, e2eSuite, harborTrialResultSample, pickInQuickInput, quickInput, rolloutsPane, runCommand, sample, SAMPLES_DIR, screenshot, UI_MS, waitUntil, widenSidebar, writeGroupedDump,
 } from './harness';
 
 const ATIF_TERMINUS = 'atif/harbor-golden_terminus2_invalid-json_ATIF-v1.5.trajectory.json';
 const ATIF_OPENHANDS = 'atif/harbor-golden_openhands_hello-world_ATIF-v1.5.trajectory.json';
-const NEMO_SWE = 'openai-responses/nemo-gym_mini_swe_agent_2_example_rollouts.jsonl';
 const JOB = '2026-08-25__03-44-04';
 const TRIALS = [
   { trial: 'hello-world__Ab3dE9x', task: 'hello-world', reward: 1, atif: ATIF_TERMINUS },
@@ -44,19 +43,10 @@ const CENSUS_JOB = path.resolve(SAMPLES_DIR, '..', 'format-census', 'harbor-job'
 const CENSUS_JOB_DIR = '2026-09-30__08-59-24';
 const CENSUS_TRIAL = 'check-brickmake-rule-semantics-r__xwL2kAp';
 const DUMP = 'rollouts_step_0040.jsonl';
-const DUMP_REWARDS = [1, 0, 0.5, 1, 0];
-
-/** The Harbor trial result sample (the only file in harbor-trial-result/). */
-function resultSample(): string {
-  const dir = sample('harbor-trial-result');
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('_result.json'));
-  assert.equal(files.length, 1, `expected one *_result.json in ${dir}, found ${files.join(', ')}`);
-  return path.join(dir, files[0]!);
-}
 
 /** Builds the workspace described above; returns the step count of each trial's trajectory. */
 function buildWorkspace(workspace: string): Map<string, number> {
-  const result = JSON.parse(fs.readFileSync(resultSample(), 'utf8'));
+  const result = JSON.parse(fs.readFileSync(harborTrialResultSample(), 'utf8'));
   const steps = new Map<string, number>();
   for (const t of TRIALS) {
     const dir = path.join(workspace, 'jobs', JOB, t.trial);
@@ -81,33 +71,31 @@ function buildWorkspace(workspace: string): Map<string, number> {
   fs.writeFileSync(path.join(workspace, 'jobs', JOB, 'result.json'), JSON.stringify(job, null, 4));
   fs.mkdirSync(path.join(workspace, 'jobs', CENSUS_JOB_DIR), { recursive: true });
   fs.copyFileSync(CENSUS_JOB, path.join(workspace, 'jobs', CENSUS_JOB_DIR, 'result.json'));
-  const rows = fs.readFileSync(sample(NEMO_SWE), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  assert.equal(rows.length, DUMP_REWARDS.length, `${NEMO_SWE} should hold ${DUMP_REWARDS.length} rows`);
-  const lines = rows.map((row: any, i: number) => {
-    const r = structuredClone(row);
-    r._ng_task_index = i % 2;
-    r._ng_rollout_index = Math.floor(i / 2);
-    r.reward = DUMP_REWARDS[i];
-    for (const rep of Object.values<any>(r.metadata?.eval_report ?? {})) rep.resolved = DUMP_REWARDS[i] >= 1;
-    return JSON.stringify(r);
-  });
-  fs.mkdirSync(path.join(workspace, 'rl'), { recursive: true });
-  fs.writeFileSync(path.join(workspace, 'rl', DUMP), `${lines.join('\n')}\n`);
+  writeGroupedDump(path.join(workspace, 'rl', DUMP));
   return steps;
 }
 
 describe('e2e: collections and GRPO groups in the Rollouts view', function () {
   this.timeout(300_000);
 
-  let tmp: string;
-  let workspace: string;
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
   let steps: Map<string, number>;
-  const consoleLog: string[] = [];
+  const e2e = e2eSuite({
+    name: 'coll',
+    artifactPrefix: 'collections-',
+    prepare: (workspace) => {
+      steps = buildWorkspace(workspace);
+    },
+    // RL dumps have no fixed file name: the include globs get the dump's folder, as a user would add it.
+    settings: { 'trajectoryInspector.rollouts.include': [...defaultRolloutIncludes(), '**/rl/*.jsonl'] },
+    opened: async ({ page }) => {
+      // Give the Rollouts view the room: its side bar, the other sections folded.
+      await open({ alone: true });
+      // A wider side bar, so the rows' descriptions show whole.
+      await widenSidebar(page, 400);
+    },
+  });
 
-  const { sidebar, pane, row, open } = rolloutsPane(() => page);
+  const { sidebar, pane, row, open } = rolloutsPane(() => e2e.page);
   const rows = async () => JSON.stringify((await pane().locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ')));
   const rowText = async (r: Locator) => (await r.innerText()).replace(/\s+/g, ' ').trim();
 
@@ -124,50 +112,17 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
   /** Expands a collapsed row (clicks its twistie: rows with a command would open instead). */
   async function expand(label: string | RegExp): Promise<void> {
     const r = row(label);
-    await r.waitFor({ state: 'visible', timeout: 30_000 });
+    await r.waitFor({ state: 'visible', timeout: UI_MS });
     if ((await r.getAttribute('aria-expanded')) === 'false') await r.locator('.monaco-tl-twistie').click();
-    await waitUntil(async () => (await r.getAttribute('aria-expanded')) === 'true', 10_000, async () => `row ${String(label)} did not expand; rows: ${await rows()}`);
+    await waitUntil(async () => (await r.getAttribute('aria-expanded')) === 'true', UI_MS, async () => `row ${String(label)} did not expand; rows: ${await rows()}`);
   }
 
   /** Runs a command from the command palette, then picks `item` in the quick pick it opens. */
   async function runCommandAndPick(title: string, pickTitle: string, item: string): Promise<void> {
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 30_000 });
-    await input.fill(`>${title}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: pickTitle }).waitFor({ state: 'visible', timeout: 30_000 });
-    await input.fill(item);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: item }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('Enter');
-    await input.waitFor({ state: 'hidden', timeout: 30_000 });
+    await runCommand(e2e.page, title);
+    await pickInQuickInput(e2e.page, pickTitle, item);
+    await quickInput(e2e.page).waitFor({ state: 'hidden', timeout: UI_MS });
   }
-
-  before(async function () {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    tmp = makeTempDir('ti-e2e-coll-');
-    workspace = path.join(tmp, 'workspace');
-    steps = buildWorkspace(workspace);
-
-    // RL dumps have no fixed file name: the include globs get the dump's folder, as a user would add it.
-    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
-    const include: string[] = pkg.contributes.configuration
-      .find((c: any) => c.properties?.['trajectoryInspector.rollouts.include']).properties['trajectoryInspector.rollouts.include'].default;
-    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog, settings: { 'trajectoryInspector.rollouts.include': [...include, '**/rl/*.jsonl'] } }));
-    // Give the Rollouts view the room: its side bar, the other sections folded.
-    await open({ alone: true });
-    // A wider side bar, so the rows' descriptions show whole.
-    await widenSidebar(page, 400);
-  });
-
-  afterEach(async function () {
-    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, 'collections-');
-  });
-
-  after(async function () {
-    await closeSession(browser, server, tmp);
-  });
 
   it('shows the Harbor job folder as one collection, its trials grouped by task with rewards', async () => {
     // 3 trials: rewards 1 (passed), 0 (failed), 0.5 (neither) → 1 passed, mean 0.5.
@@ -196,7 +151,7 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
     await expand(CENSUS_JOB_DIR);
     await expand('check-brickmake-rule-semantics-r');
     await waitRow(CENSUS_TRIAL, /0 steps · reward 0\.0 · NonZeroAgentExitCodeError · folder not here/);
-    await page.mouse.move(0, 0);
+    await e2e.page.mouse.move(0, 0);
     await sidebar().screenshot({ path: path.join(ARTIFACTS, 'collections-harbor-job.png') });
   });
 
@@ -207,15 +162,15 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
     await waitRow('group ng-task-0', /3 rollouts · rewards 1, 0\.5, 0 · mean 0\.5\b/);
     await waitRow('group ng-task-1', /2 rollouts · rewards 0, 1 · mean 0\.5\b/);
     await expand('group ng-task-0');
-    await page.mouse.move(0, 0);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'collections.png') });
+    await e2e.page.mouse.move(0, 0);
+    await screenshot(e2e.page, 'collections');
     await sidebar().screenshot({ path: path.join(ARTIFACTS, 'collections-sidebar.png') });
   });
 
   it('filters to failed rollouts and sorts by reward, at every level', async () => {
     await runCommandAndPick('Trajectory Inspector: Filter Rollouts…', 'Filter Rollouts', 'Failed');
     // The passed trial goes; the failed one stays; the collection still counts all three.
-    await waitUntil(async () => (await row('hello-world__Ab3dE9x').count()) === 0, 15_000, async () => `the passed trial still shows under Failed; rows: ${await rows()}`);
+    await waitUntil(async () => (await row('hello-world__Ab3dE9x').count()) === 0, UI_MS, async () => `the passed trial still shows under Failed; rows: ${await rows()}`);
     await waitRow('hello-world__Qr7sT2u', /reward 0\.0 · failed/);
     await waitRow(JOB, /3 trials · 1 passed/);
     assert.equal(await row('terminal-bench/configure-git-webserver').count(), 0, `a task with no failed trial still shows; rows: ${await rows()}`);
@@ -225,15 +180,15 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
     assert.match(header.replace(/\s+/g, ' '), /failed/i, 'the view title does not say the filter');
 
     await runCommandAndPick('Trajectory Inspector: Sort Rollouts By…', 'Sort Rollouts By', 'Reward');
-    await waitUntil(async () => /by reward/i.test(await sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first().innerText()), 10_000,
+    await waitUntil(async () => /by reward/i.test(await sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first().innerText()), UI_MS,
       () => 'the view title does not say "by reward"');
     // Inside group ng-task-0 the kept rollouts go by reward, highest first: 0.5 before 0.
     const texts: string[] = JSON.parse(await rows());
     const i05 = texts.findIndex((t) => /reward 0\.5 · failed/.test(t));
     const i0 = texts.findIndex((t, i) => i > texts.findIndex((x) => x.startsWith('group ng-task-0')) && /reward 0\.0 · failed/.test(t));
     assert.ok(i05 >= 0 && i0 > i05, `expected the 0.5 rollout before the 0 one in group ng-task-0; rows: ${JSON.stringify(texts)}`);
-    await page.mouse.move(0, 0);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'collections-filtered.png') });
+    await e2e.page.mouse.move(0, 0);
+    await screenshot(e2e.page, 'collections-filtered');
 
     // Back to everything.
     await runCommandAndPick('Trajectory Inspector: Filter Rollouts…', 'Filter Rollouts', 'All');
@@ -242,24 +197,17 @@ describe('e2e: collections and GRPO groups in the Rollouts view', function () {
 
   it('the filter box takes the search syntax: reward>=0.5 (issue 21 item 9)', async () => {
     await runCommandAndPick('Trajectory Inspector: Filter Rollouts…', 'Filter Rollouts', 'reward>=0.5');
-    await waitUntil(async () => (await row('hello-world__Qr7sT2u').count()) === 0, 15_000, async () => `the reward-0 trial still shows under reward>=0.5; rows: ${await rows()}`);
+    await waitUntil(async () => (await row('hello-world__Qr7sT2u').count()) === 0, UI_MS, async () => `the reward-0 trial still shows under reward>=0.5; rows: ${await rows()}`);
     await waitRow('hello-world__Ab3dE9x', /reward 1\.0 · resolved/);
     const header = await sidebar().locator('.pane-header', { hasText: /^Rollouts/i }).first().innerText();
     assert.match(header.replace(/\s+/g, ' '), /reward ≥ 0\.5/, 'the view title does not say the reward filter');
-    await page.mouse.move(0, 0);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'collections-reward-query.png') });
+    await e2e.page.mouse.move(0, 0);
+    await screenshot(e2e.page, 'collections-reward-query');
     await runCommandAndPick('Trajectory Inspector: Filter Rollouts…', 'Filter Rollouts', 'Clear all filters');
     await waitRow('hello-world__Qr7sT2u', /reward 0\.0 · failed/);
   });
 
   it('logged no extension errors', async () => {
-    const logs = extensionHostLogs(server!.userDataDir);
-    assert.match(logs, new RegExp(`_doActivateExtension ${EXTENSION_ID.replace(/\./g, '\\.')}`), 'the extension was never activated');
-    const lines = logs.split('\n');
-    const failures: string[] = [];
-    lines.forEach((l, i) => {
-      if (/trajectory-inspector/i.test(l) && /\[error\]|\bfailed\b/i.test(l)) failures.push(lines.slice(i, i + 6).join('\n'));
-    });
-    assert.equal(failures.join('\n---\n'), '', 'the extension host logged errors for the extension');
+    assertActivatedWithoutErrors(e2e.server);
   });
 });

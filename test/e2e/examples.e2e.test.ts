@@ -8,8 +8,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, type CodeServer, closeSession, extensionWebview, makeTempDir, openSession, rolloutsPane, saveFailureArtifacts, waitUntil, widenSidebar } from './harness';
+import { closeAllEditors, e2eSuite, rolloutsPane, screenshot, UI_MS, waitUntil, widenSidebar } from './harness';
 
 const EXAMPLES = path.resolve(__dirname, '..', '..', 'examples');
 const CLAUDE = '55604662-cf2a-4331-851a-ec234028f8ca.jsonl';
@@ -19,34 +18,17 @@ const GEMINI = 'session-2026-04-23T12-52-0ab84937.jsonl';
 describe('e2e: the examples folder (npm start)', function () {
   this.timeout(300_000);
 
-  let tmp: string;
-  let workspace: string;
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
-  const consoleLog: string[] = [];
-  const rollouts = rolloutsPane(() => page);
-
-  before(async function () {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    tmp = makeTempDir('ti-e2e-examples-');
-    workspace = path.join(tmp, 'examples');
+  const e2e = e2eSuite({
+    name: 'examples',
+    workspaceDir: 'examples',
     // A copy, so label journals and caches of the run stay out of the repository.
-    fs.cpSync(EXAMPLES, workspace, { recursive: true, filter: (p) => !p.includes(`${path.sep}.trajectory-labels`) });
-    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
+    prepare: (workspace) => fs.cpSync(EXAMPLES, workspace, { recursive: true, filter: (p) => !p.includes(`${path.sep}.trajectory-labels`) }),
   });
-
-  afterEach(async function () {
-    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, 'examples-');
-  });
-
-  after(async function () {
-    await closeSession(browser, server, tmp);
-  });
+  const rollouts = rolloutsPane(() => e2e.page);
 
   it('lists the session examples in the Rollouts view with their step counts', async () => {
     await rollouts.open({ alone: true });
-    await widenSidebar(page, 300);
+    await widenSidebar(e2e.page, 300);
     const steps: [string, number][] = [[CLAUDE, 5], [CODEX, 23], [GEMINI, 11]];
     for (const [name, n] of steps) {
       const row = rollouts.row(name);
@@ -58,53 +40,45 @@ describe('e2e: the examples folder (npm start)', function () {
     }
     // The other examples are still there (the setting extends the defaults).
     for (const name of ['hello-world__golden', 'SWE-agent__test-repo-i1']) {
-      await rollouts.row(name).waitFor({ state: 'visible', timeout: 30_000 }).catch(async () => {
+      await rollouts.row(name).waitFor({ state: 'visible', timeout: UI_MS }).catch(async () => {
         throw new Error(`the Rollouts view lost ${name}; its rows: ${await rollouts.rowsText()}`);
       });
     }
-    await page.mouse.move(0, 0);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'examples-rollouts.png') });
+    await e2e.page.mouse.move(0, 0);
+    await screenshot(e2e.page, 'examples-rollouts');
   });
 
   /** Opens a file's row in the timeline: a click (again, or Enter on the selected row, when a busy machine lost it) until its tab shows. */
   async function openRow(name: string): Promise<void> {
-    const tab = page.locator('.tabs-container .tab', { hasText: name }).first();
+    const tab = e2e.page.locator('.tabs-container .tab', { hasText: name }).first();
     for (let attempt = 0; attempt < 3; attempt++) {
       if (attempt === 0) await rollouts.row(name).click();
-      else await page.keyboard.press('Enter');
-      if (await tab.waitFor({ state: 'visible', timeout: 20_000 }).then(() => true, () => false)) return;
+      else await e2e.page.keyboard.press('Enter');
+      if (await tab.waitFor({ state: 'visible', timeout: UI_MS / 2 }).then(() => true, () => false)) return;
     }
-    throw new Error(`no editor tab for ${name}; tabs: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`);
+    throw new Error(`no editor tab for ${name}; tabs: ${JSON.stringify(await e2e.page.locator('.tabs-container .tab').allInnerTexts())}`);
   }
 
   it('opens the Claude Code session: the rejected Bash call, the interruption tag', async () => {
     await openRow(CLAUDE);
-    const web = extensionWebview(page);
+    const web = e2e.web();
     const cards = web.locator('.step-card');
     await waitUntil(async () => (await cards.count()) === 5, 90_000, async () => `expected 5 step cards, found ${await cards.count()}`);
     const commands = await web.locator('.action-command').allTextContents();
     assert.ok(commands.some((c) => c.includes('mix phx.server 2>&1 | head -80')), `commands shown: ${JSON.stringify(commands)}`);
-    await waitUntil(async () => (await web.locator('.event.interrupted').count()) === 1, 30_000,
+    await waitUntil(async () => (await web.locator('.event.interrupted').count()) === 1, UI_MS,
       async () => `expected one interrupted tag, found ${await web.locator('.event.interrupted').count()}`);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'examples-claude-code.png') });
+    await screenshot(e2e.page, 'examples-claude-code');
   });
 
   it('opens the Codex session: its header lists the two warnings', async () => {
     // One timeline at a time, so the webview found is this session's.
-    await rollouts.sidebar().locator('.composite.title').first().click(); // focus out of the webview
-    await page.keyboard.press('F1');
-    const palette = page.locator('.quick-input-widget input');
-    await palette.waitFor({ state: 'visible', timeout: 30_000 });
-    await palette.fill('>View: Close All Editors');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'View: Close All Editors' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('Enter');
-    await waitUntil(async () => (await page.locator('.tabs-container .tab').count()) === 0, 15_000,
-      async () => `editors still open: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`);
+    await closeAllEditors(e2e.page);
     await openRow(CODEX);
-    const web = extensionWebview(page);
+    const web = e2e.web();
     const issues = web.locator('.file-issues summary');
     await waitUntil(async () => /2 warnings/.test((await issues.first().innerText().catch(() => '')) ?? ''), 90_000,
       async () => `the header shows no "2 warnings": ${JSON.stringify(await issues.allInnerTexts().catch(() => []))}`);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'examples-codex.png') });
+    await screenshot(e2e.page, 'examples-codex');
   });
 });

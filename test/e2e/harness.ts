@@ -5,16 +5,26 @@
  * Everything lives in one temp dir (extensions, user data, config, workspace) that `dispose()`
  * removes; code-server runs in its own process group so its children die with it.
  */
+import * as assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page, type FrameLocator, type Locator } from 'playwright-core';
+import { WAIT_MS, waitUntil as waitFor } from '../wait';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const SAMPLES_DIR = process.env.SAMPLES_DIR ?? path.resolve(REPO_ROOT, '..', 'shared', 'samples');
 export const ARTIFACTS = path.join(REPO_ROOT, '.test-artifacts', 'e2e');
 export const EXTENSION_ID = 'trajectory-inspector.trajectory-inspector';
+/**
+ * The ceiling of a wait for the workbench to answer what a test just did (a quick input, a row, a
+ * rendered card), in ms: generous, since a loaded 2-core machine runs code-server, its extension
+ * host and Chromium at once. Waits end as soon as the thing shows; this only bounds a failure.
+ */
+export const UI_MS = WAIT_MS;
+/** The ceiling of a wait for a timeline to open (a file read, maybe in a worker, then the webview), in ms. */
+export const OPEN_MS = 120_000;
 
 /** An env var that scripts/e2e.mjs sets; a missing one fails the run (never a skip). */
 export function requiredEnv(name: string): string {
@@ -131,7 +141,7 @@ export async function startCodeServer(o: StartOptions): Promise<CodeServer> {
     if (child.pid !== undefined) liveGroups.delete(child.pid);
   };
 
-  const timeoutMs = o.startTimeoutMs ?? 90_000;
+  const timeoutMs = o.startTimeoutMs ?? 180_000;
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => done(new Error(`code-server did not report "HTTP server listening" within ${timeoutMs / 1000} s`)), timeoutMs);
     const onData = () => {
@@ -191,7 +201,7 @@ export async function quickOpen(page: Page, relPath: string): Promise<void> {
   for (let attempt = 1; attempt <= 3; attempt++) {
     await page.keyboard.press('Control+P');
     try {
-      await input.waitFor({ state: 'visible', timeout: 30_000 });
+      await input.waitFor({ state: 'visible', timeout: UI_MS });
       break;
     } catch (e) {
       if (attempt === 3) throw new Error(`Quick Open did not appear after Ctrl+P: ${String(e)}`);
@@ -201,7 +211,7 @@ export async function quickOpen(page: Page, relPath: string): Promise<void> {
   const base = path.basename(relPath);
   // Wait for the file search to list it (ripgrep-backed file search on the server).
   await page.locator('.quick-input-list .monaco-list-row', { hasText: base }).first()
-    .waitFor({ state: 'visible', timeout: 30_000 });
+    .waitFor({ state: 'visible', timeout: UI_MS });
   await page.keyboard.press('Enter');
 }
 
@@ -218,7 +228,7 @@ export async function showTrajectoryInspector(page: Page): Promise<void> {
     throw new Error('no "Trajectory Inspector" item in the activity bar (is the view container contributed?)');
   });
   await item.click();
-  await title.waitFor({ state: 'visible', timeout: 20_000 });
+  await title.waitFor({ state: 'visible', timeout: UI_MS });
 }
 
 /** One view (section) of the Trajectory Inspector side bar: locators that read `page()` when called (a suite's page is set in its `before`). */
@@ -256,10 +266,15 @@ export function viewPane(page: () => Page, title: RegExp): ViewPane {
       // Click the title end of a header: its middle holds the view's action buttons. A command that
       // reveals the view (Search Rollouts…) may expand it at the same moment: check again after a
       // while, so the click that raced it does not leave it folded.
+      const expanded = async () => (await header.getAttribute('aria-expanded')) === 'true';
       for (let tries = 0; tries < 4; tries++) {
-        if ((await header.getAttribute('aria-expanded')) === 'false') await header.click({ position: { x: 24, y: 10 } });
+        if (!(await expanded())) {
+          await header.click({ position: { x: 24, y: 10 } });
+          await waitUntil(expanded, UI_MS, () => `the section ${title} did not expand on a click`);
+        }
+        // Not a wait for the click: a second look, for the command that expands it a moment later.
         await page().waitForTimeout(300);
-        if ((await header.getAttribute('aria-expanded')) === 'true') break;
+        if (await expanded()) break;
       }
       if (!o.alone) return;
       const headers = p.sidebar().locator('.pane-header');
@@ -301,20 +316,9 @@ export function extensionWebview(page: Page): FrameLocator {
     .frameLocator('#active-frame');
 }
 
-/** Polls `fn` until it returns a truthy value or the time runs out; then throws `message()`. */
-export async function waitUntil<T>(fn: () => Promise<T>, timeoutMs: number, message: () => string | Promise<string>): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`${await message()}${last ? ` (last error: ${String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+/** Polls `fn` every 250 ms until it returns a truthy value or `timeoutMs` runs out; then throws `message()` (test/wait.ts). */
+export function waitUntil<T>(fn: () => Promise<T>, timeoutMs: number = UI_MS, message?: () => string | Promise<string>): Promise<T> {
+  return waitFor(fn, timeoutMs, message, 250);
 }
 
 /** Concatenates the extension host logs code-server wrote, for failure messages. */
@@ -355,6 +359,8 @@ export async function openSession(
   try {
     const browser = await launchBrowser(chromiumPath);
     const page = await (await browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
+    // Playwright's own default (30 s, for actions and waits given no timeout) is short for a loaded machine.
+    page.setDefaultTimeout(UI_MS);
     page.on('console', (m) => o.consoleLog.push(`[${m.type()}] ${m.text()} (${m.location().url})`));
     page.on('pageerror', (e) => o.consoleLog.push(`[pageerror] ${e.stack ?? e.message}`));
     await openWorkbench(page, server.url, workspace);
@@ -391,4 +397,252 @@ export async function closeSession(browser: Browser | undefined, server: CodeSer
   await browser?.close().catch(() => undefined);
   await server?.stop();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+/** What an e2e suite's hooks set up: read its fields inside hooks and tests (they are set in `before`). */
+export interface E2eSuite {
+  /** The suite's temp folder (removed in `after`). */
+  readonly tmp: string;
+  /** The folder code-server opens (inside `tmp`). */
+  readonly workspace: string;
+  readonly server: CodeServer;
+  readonly browser: Browser;
+  readonly page: Page;
+  /** Every console message and page error of every frame (failure reports, CSP checks). */
+  readonly consoleLog: string[];
+  /** The timeline webview's content frame (extensionWebview). */
+  web(): FrameLocator;
+}
+
+export interface E2eSuiteOptions {
+  /** Names the temp folder (`ti-e2e-<name>-…`) and, with a dash, the failure artifacts (see `artifactPrefix`). */
+  name: string;
+  /** The start of the failure artifacts' names (default `<name>-`). */
+  artifactPrefix?: string;
+  /** The workspace folder's name inside the temp folder (default `workspace`); made before `prepare`. */
+  workspaceDir?: string;
+  /** Fills the workspace before code-server starts; runs in mocha's `before` context (`this.skip()` works). */
+  prepare?: (this: Mocha.Context, workspace: string, tmp: string) => void | Promise<void>;
+  /** User settings on top of SEEDED_SETTINGS (a function: read after `prepare`). */
+  settings?: Record<string, unknown> | (() => Record<string, unknown>);
+  /** Environment of code-server and its extension host (a function: read after `prepare`). */
+  env?: Record<string, string> | (() => Record<string, string>);
+  /** Runs once the workbench is open (e.g. to show a view). */
+  opened?: (s: E2eSuite) => Promise<void>;
+}
+
+/**
+ * Registers the hooks every e2e suite shares (call it at the top of a `describe`): `before` makes
+ * the temp folder and workspace, runs `prepare` and opens code-server with the packaged extension
+ * in Chromium (openSession); `afterEach` saves a failed test's screenshot and logs
+ * (saveFailureArtifacts); `after` closes the browser and code-server and removes the temp folder.
+ * Hooks the suite registers after this call run after these.
+ */
+export function e2eSuite(o: E2eSuiteOptions): E2eSuite {
+  let tmp: string | undefined;
+  let workspace: string | undefined;
+  let opened: { server: CodeServer; browser: Browser; page: Page } | undefined;
+  const consoleLog: string[] = [];
+  const need = <T>(v: T | undefined, what: string): T => {
+    if (v === undefined) throw new Error(`the e2e suite ${o.name} has no ${what} yet (read it inside a hook or a test)`);
+    return v;
+  };
+  const s: E2eSuite = {
+    get tmp() { return need(tmp, 'temp folder'); },
+    get workspace() { return need(workspace, 'workspace'); },
+    get server() { return need(opened, 'code-server').server; },
+    get browser() { return need(opened, 'browser').browser; },
+    get page() { return need(opened, 'page').page; },
+    consoleLog,
+    web: () => extensionWebview(s.page),
+  };
+  before(async function () {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    tmp = makeTempDir(`ti-e2e-${o.name}-`);
+    workspace = path.join(tmp, o.workspaceDir ?? 'workspace');
+    fs.mkdirSync(workspace, { recursive: true });
+    await o.prepare?.call(this, workspace, tmp);
+    const settings = typeof o.settings === 'function' ? o.settings() : o.settings;
+    const env = typeof o.env === 'function' ? o.env() : o.env;
+    opened = await openSession(workspace, tmp, { consoleLog, settings, env });
+    await o.opened?.(s);
+  });
+  afterEach(async function () {
+    await saveFailureArtifacts(this.currentTest, opened?.page, opened?.server, consoleLog, o.artifactPrefix ?? `${o.name}-`);
+  });
+  after(async function () {
+    await closeSession(opened?.browser, opened?.server, tmp);
+  });
+  return s;
+}
+
+/** Opens a workspace-relative file through Quick Open and waits for its timeline (`#step-count`); returns the timeline frame. */
+export async function openTimeline(page: Page, relPath: string, timeoutMs = OPEN_MS): Promise<FrameLocator> {
+  await quickOpen(page, relPath);
+  const web = extensionWebview(page);
+  await web.locator('#step-count').waitFor({ state: 'visible', timeout: timeoutMs }).catch(async () => {
+    throw new Error(`the timeline of ${relPath} did not open within ${timeoutMs / 1000} s; tabs: ${JSON.stringify(await page.locator('.tab').allInnerTexts())}`);
+  });
+  return web;
+}
+
+/** The input box of the open quick input (command palette, quick pick, code-server's file dialog). */
+export function quickInput(page: Page): Locator {
+  return page.locator('.quick-input-widget .quick-input-box input');
+}
+
+/** The first row of the open quick input's list that holds `text`. */
+export function quickInputRow(page: Page, text: string | RegExp): Locator {
+  return page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
+}
+
+/** Waits until the open quick input is titled `title` (a quick pick or input box a command opened). */
+export async function waitForQuickInputTitle(page: Page, title: string | RegExp): Promise<void> {
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: UI_MS });
+}
+
+/** Types into the focused quick input with the keyboard only (select all, then type), once it shows. */
+export async function typeIntoQuickInput(page: Page, text: string): Promise<void> {
+  await quickInput(page).waitFor({ state: 'visible', timeout: UI_MS });
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type(text);
+}
+
+/**
+ * Runs a command from the command palette: F1, `>title` filled in, Enter once its row shows (`row`:
+ * the text the row is found by, default the title after its category, e.g. `Export Labels` of
+ * `Trajectory Inspector: Export Labels`). Returns as the command starts.
+ */
+export async function runCommand(page: Page, title: string, row: string = title.split(': ').pop()!): Promise<void> {
+  await page.keyboard.press('F1');
+  await quickInput(page).waitFor({ state: 'visible', timeout: UI_MS });
+  await quickInput(page).fill(`>${title}`);
+  await quickInputRow(page, row).waitFor({ state: 'visible', timeout: UI_MS });
+  await page.keyboard.press('Enter');
+}
+
+/** In the open quick pick titled `title` (waited for), fills in `item` and accepts the row that holds it. */
+export async function pickInQuickInput(page: Page, title: string | RegExp, item: string): Promise<void> {
+  await waitForQuickInputTitle(page, title);
+  await quickInput(page).fill(item);
+  await quickInputRow(page, item).waitFor({ state: 'visible', timeout: UI_MS });
+  await page.keyboard.press('Enter');
+}
+
+/** Closes every editor (focus moved out of any webview first, onto the side bar's title) and waits until no tab is left. */
+export async function closeAllEditors(page: Page): Promise<void> {
+  const title = page.locator('[id="workbench.parts.sidebar"] .composite.title').first();
+  if (await title.isVisible().catch(() => false)) await title.click();
+  await runCommand(page, 'View: Close All Editors');
+  await waitUntil(async () => (await page.locator('.tabs-container .tab').count()) === 0, UI_MS,
+    async () => `editors still open: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`);
+}
+
+/** Saves a screenshot of the page as ARTIFACTS/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+}
+
+/** Asserts that no timeline webview broke a CSP rule (from `consoleLog`) and the extension host logged no error line for the extension. */
+export function assertNoCspOrHostErrors(consoleLog: string[], server: CodeServer): void {
+  const csp = consoleLog.filter((l) => /Content Security Policy|Refused to/i.test(l));
+  assert.deepEqual(csp.filter((l) => /webview|trajectory/i.test(l)), [], 'CSP violations in the timeline webview');
+  const logs = extensionHostLogs(server.userDataDir);
+  const failures = logs.split('\n').filter((l) => /trajectory-inspector/i.test(l) && /\[error\]/i.test(l));
+  assert.deepEqual(failures, []);
+}
+
+/**
+ * Asserts that the extension was activated and the extension host logged no error or failure
+ * for it (each one quoted with the 5 lines after it).
+ */
+export function assertActivatedWithoutErrors(server: CodeServer): void {
+  const logs = extensionHostLogs(server.userDataDir);
+  assert.ok(logs.length > 0, 'no extension host log found');
+  assert.match(logs, new RegExp(`_doActivateExtension ${EXTENSION_ID.replace(/\./g, '\\.')}`), 'the extension was never activated');
+  const lines = logs.split('\n');
+  const failures: string[] = [];
+  lines.forEach((l, i) => {
+    if (/trajectory-inspector/i.test(l) && /\[error\]|\bfailed\b/i.test(l)) failures.push(lines.slice(i, i + 6).join('\n'));
+  });
+  assert.equal(failures.join('\n---\n'), '', 'the extension host logged errors for the extension');
+}
+
+/** The default include globs of the Rollouts view (package.json), to which a suite adds its own folders. */
+export function defaultRolloutIncludes(): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+  return pkg.contributes.configuration
+    .find((c: any) => c.properties?.['trajectoryInspector.rollouts.include']).properties['trajectoryInspector.rollouts.include'].default;
+}
+
+/** The Harbor trial result sample (the only `*_result.json` in harbor-trial-result/). */
+export function harborTrialResultSample(): string {
+  const dir = sample('harbor-trial-result');
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('_result.json'));
+  assert.equal(files.length, 1, `expected one *_result.json in ${dir}, found ${files.join(', ')}`);
+  return path.join(dir, files[0]!);
+}
+
+/**
+ * With a side-bar tree focused on a row of a file whose groups are listed: End focuses the tree's
+ * last row (the last group), → expands it, End focuses that group's last rollout. Each key waits
+ * for the tree to show what it did (the focused row, its expansion, its level) before the next.
+ */
+export async function focusLastRolloutOfLastGroup(page: Page): Promise<void> {
+  // The focused row of the tree that has the keyboard focus (other sections' trees keep a focused row too).
+  const focused = page.locator('[id="workbench.parts.sidebar"] .monaco-list:focus-within .monaco-list-row.focused').first();
+  const what = async () => `focused row: ${JSON.stringify(await focused.innerText().catch(() => 'none'))}, level ${await focused.getAttribute('aria-level').catch(() => '?')}`;
+  // A tree row carries aria-level, aria-posinset and aria-setsize; where one is missing its check passes.
+  const attr = (name: string) => focused.getAttribute(name).catch(() => null);
+  const last = async () => {
+    const [pos, size] = [await attr('aria-posinset'), await attr('aria-setsize')];
+    return pos === null || size === null || pos === size;
+  };
+  await page.keyboard.press('End');
+  await waitUntil(async () => /^group /.test((await focused.innerText()).trim()) && (await last()), UI_MS, async () => `End did not focus the last group; ${await what()}`);
+  const level = await attr('aria-level');
+  await page.keyboard.press('ArrowRight');
+  await waitUntil(async () => (await attr('aria-expanded')) === 'true', UI_MS, async () => `→ did not expand the last group; ${await what()}`);
+  await page.keyboard.press('End');
+  await waitUntil(async () => {
+    const now = await attr('aria-level');
+    const deeper = level === null || now === null ? !/^group /.test((await focused.innerText()).trim()) : Number(now) === Number(level) + 1;
+    return deeper && (await last());
+  }, UI_MS, async () => `End did not focus the last rollout of the last group; ${await what()}`);
+}
+
+/** Runs Find in Dump… and searches for `query`; returns once the hits are all listed (the title says `… hits in N s`). */
+export async function findInDump(page: Page, query: string, timeoutMs = OPEN_MS): Promise<void> {
+  await runCommand(page, 'Trajectory Inspector: Find in Dump');
+  await waitForQuickInputTitle(page, 'Find in');
+  await quickInput(page).fill(query);
+  await page.keyboard.press('Enter');
+  const title = page.locator('.quick-input-widget .quick-input-title');
+  await waitUntil(async () => /hits in [\d.]+ s/.test(await title.innerText()), timeoutMs, async () => `the search did not finish: ${await title.innerText().catch(() => '')}`);
+}
+
+/** The rewards `writeGroupedDump` gives the five NeMo-Gym rows, in row order. */
+export const GROUPED_DUMP_REWARDS = [1, 0, 0.5, 1, 0];
+
+/**
+ * Writes an RL rollout dump with two GRPO groups: the five real NeMo-Gym rows
+ * (openai-responses/nemo-gym_mini_swe_agent_2_example_rollouts.jsonl) with `_ng_task_index` (row
+ * i → i % 2), `_ng_rollout_index` (⌊i / 2⌋) and `reward` (GROUPED_DUMP_REWARDS) rewritten, and the
+ * SWE-bench eval report's `resolved` made to agree (true only for reward 1): group ng-task-0 holds
+ * rows 0, 2 and 4 (rewards 1, 0.5, 0), ng-task-1 rows 1 and 3 (0, 1).
+ */
+export function writeGroupedDump(file: string): void {
+  const rel = 'openai-responses/nemo-gym_mini_swe_agent_2_example_rollouts.jsonl';
+  const rows = fs.readFileSync(sample(rel), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(rows.length, GROUPED_DUMP_REWARDS.length, `${rel} should hold ${GROUPED_DUMP_REWARDS.length} rows`);
+  const lines = rows.map((row: any, i: number) => {
+    const r = structuredClone(row);
+    r._ng_task_index = i % 2;
+    r._ng_rollout_index = Math.floor(i / 2);
+    r.reward = GROUPED_DUMP_REWARDS[i];
+    for (const rep of Object.values<any>(r.metadata?.eval_report ?? {})) rep.resolved = GROUPED_DUMP_REWARDS[i] >= 1;
+    return JSON.stringify(r);
+  });
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
 }

@@ -7,9 +7,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import {
-  ARTIFACTS, type CodeServer, extensionHostLogs, extensionWebview, makeTempDir, quickOpen, sample, waitUntil, openSession, saveFailureArtifacts, closeSession,
+  assertNoCspOrHostErrors, e2eSuite, openTimeline, pickInQuickInput, quickInput, quickInputRow, runCommand, sample, screenshot, typeIntoQuickInput, UI_MS, waitForQuickInputTitle, waitUntil,
 } from './harness';
 
 /** SWE-agent 0.7: system, user, then 14 agent steps (indices 2–15). */
@@ -38,32 +37,17 @@ interface JournalLine {
 describe('e2e: label five steps with the keyboard and export them', function () {
   this.timeout(300_000);
 
-  let tmp: string;
-  let workspace: string;
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
-  const consoleLog: string[] = [];
   const trajectory = JSON.parse(fs.readFileSync(sample(SWE_AGENT), 'utf8'));
-
-  before(async function () {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    tmp = makeTempDir('ti-e2e-labels-');
-    workspace = path.join(tmp, 'workspace');
-    fs.mkdirSync(path.join(workspace, 'runs'), { recursive: true });
-    fs.copyFileSync(sample(SWE_AGENT), path.join(workspace, REL));
-    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog, settings: { 'trajectoryInspector.labels.annotator': ANNOTATOR } }));
+  const e2e = e2eSuite({
+    name: 'labels',
+    prepare: (workspace) => {
+      fs.mkdirSync(path.join(workspace, 'runs'), { recursive: true });
+      fs.copyFileSync(sample(SWE_AGENT), path.join(workspace, REL));
+    },
+    settings: { 'trajectoryInspector.labels.annotator': ANNOTATOR },
   });
 
-  afterEach(async function () {
-    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, 'labels-');
-  });
-
-  after(async function () {
-    await closeSession(browser, server, tmp);
-  });
-
-  const journalPath = () => path.join(workspace, '.trajectory-labels', `${REL}.labels.jsonl`);
+  const journalPath = () => path.join(e2e.workspace, '.trajectory-labels', `${REL}.labels.jsonl`);
 
   /** The journal's lines, parsed (every line must be a whole JSON entry). */
   function journal(): JournalLine[] {
@@ -86,48 +70,38 @@ describe('e2e: label five steps with the keyboard and export them', function () 
     return out;
   }
 
-  /** Types into the focused quick input (keyboard only: select all, then type). */
-  async function typeIntoQuickInput(text: string): Promise<void> {
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('Control+A');
-    await page.keyboard.type(text);
-  }
-
   it('labels five steps with 1/2/3/+/- and Enter; the journal on disk holds the five labels', async () => {
-    await quickOpen(page, REL);
-    const web = extensionWebview(page);
-    await web.locator('#step-count').waitFor({ state: 'visible', timeout: 90_000 });
+    const web = await openTimeline(e2e.page, REL);
     // The step list is virtualized: the header counts every step, the DOM holds the cards near the viewport.
     const steps = trajectory.trajectory.length + 2;
-    await waitUntil(async () => new RegExp(`^${steps}\\b`).test((await web.locator('#step-count').innerText()).trim()) && (await web.locator('.step-card[data-index="0"]').count()) === 1, 30_000,
+    await waitUntil(async () => new RegExp(`^${steps}\\b`).test((await web.locator('#step-count').innerText()).trim()) && (await web.locator('.step-card[data-index="0"]').count()) === 1, UI_MS,
       async () => `expected "${steps} steps" and the first card, found "${await web.locator('#step-count').innerText()}" and ${await web.locator('.step-card').count()} cards`);
     // The labels of the file arrived (annotator from the setting, nothing labelled yet).
     const progress = web.locator('#label-progress');
-    await waitUntil(async () => /e2e-annotator · 0\/14 agent steps labelled/.test((await progress.innerText()).replace(/\s+/g, ' ')), 30_000,
+    await waitUntil(async () => /e2e-annotator · 0\/14 agent steps labelled/.test((await progress.innerText()).replace(/\s+/g, ' ')), UI_MS,
       async () => `the label row never showed the annotator and 0/14: ${JSON.stringify(await progress.innerText().catch(() => ''))}`);
 
     // One click to give the webview focus; everything after is keys.
     await web.locator('#step-count').click();
-    await page.keyboard.press('j');
-    await page.keyboard.press('j');
+    await e2e.page.keyboard.press('j');
+    await e2e.page.keyboard.press('j');
     for (const k of KEYS) {
-      await page.keyboard.press(k);
-      await page.keyboard.press('Enter'); // labelled → the next unlabelled step
+      await e2e.page.keyboard.press(k);
+      await e2e.page.keyboard.press('Enter'); // labelled → the next unlabelled step
     }
     // A note on the last one: n, type, Enter.
-    await page.keyboard.press('k');
-    await page.keyboard.press('n');
-    await web.locator('.step-card[data-index="6"] .note-input').waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.type('reads the wrong file');
-    await page.keyboard.press('Enter');
+    await e2e.page.keyboard.press('k');
+    await e2e.page.keyboard.press('n');
+    await web.locator('.step-card[data-index="6"] .note-input').waitFor({ state: 'visible', timeout: UI_MS });
+    await e2e.page.keyboard.type('reads the wrong file');
+    await e2e.page.keyboard.press('Enter');
 
-    await waitUntil(async () => (await progress.getAttribute('data-sending')) === '0' && /5\/14 agent steps labelled · 2 bad/.test((await progress.innerText()).replace(/\s+/g, ' ')), 30_000,
+    await waitUntil(async () => (await progress.getAttribute('data-sending')) === '0' && /5\/14 agent steps labelled · 2 bad/.test((await progress.innerText()).replace(/\s+/g, ' ')), UI_MS,
       async () => `the label row never showed 5/14 agent steps labelled · 2 bad: ${JSON.stringify(await progress.innerText())}`);
     const lines = (await waitUntil(async () => {
       const l = journal();
       return l.some((e) => e.note === 'reads the wrong file') ? l : undefined;
-    }, 15_000, () => `the journal ${journalPath()} does not hold the note; it has ${JSON.stringify(journal())}`))!;
+    }, UI_MS, () => `the journal ${journalPath()} does not hold the note; it has ${JSON.stringify(journal())}`))!;
 
     assert.deepEqual(currentValues(lines), EXPECTED, 'the five labels, as typed');
     for (const e of lines) {
@@ -140,7 +114,7 @@ describe('e2e: label five steps with the keyboard and export them', function () 
     }
     assert.equal(lines.find((e) => e.note)?.stepIndex, 6);
     // The rollout file itself is untouched.
-    assert.equal(fs.readFileSync(path.join(workspace, REL), 'utf8'), fs.readFileSync(sample(SWE_AGENT), 'utf8'));
+    assert.equal(fs.readFileSync(path.join(e2e.workspace, REL), 'utf8'), fs.readFileSync(sample(SWE_AGENT), 'utf8'));
 
     // What the user sees: YOU badges on the five cards, the heat marks, the progress line.
     // (The list is virtualized: scroll from the top until each card is rendered.)
@@ -150,51 +124,49 @@ describe('e2e: label five steps with the keyboard and export them', function () 
       const card = web.locator(`.step-card[data-index="${i}"]`);
       for (let tries = 0; tries < 40 && (await card.count()) === 0; tries++) {
         await web.locator('body').evaluate((b: any) => b.ownerDocument.defaultView.scrollBy(0, 300));
-        await page.waitForTimeout(50);
+        await waitUntil(async () => (await card.count()) > 0, 2000).catch(() => undefined); // or scroll on
       }
       assert.equal(await web.locator(`.step-card[data-index="${i}"] .user-label.${word}`).count(), 1, `step ${i} shows a ${word} label`);
     }
     // #6 (good) and #7 (bad, with its note) at the top, under the sticky label row.
     await web.locator('.step-card[data-index="5"]').evaluate((el: any) => el.scrollIntoView({ block: 'start' }));
-    await page.waitForTimeout(300);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'labels.png') });
+    await e2e.page.waitForTimeout(300);
+    await screenshot(e2e.page, 'labels');
   });
 
   it('exports them from the command palette: Export Labels → TRL → a path typed into the save dialog', async () => {
-    const out = path.join(workspace, 'export', 'marshmallow.trl.jsonl');
+    const out = path.join(e2e.workspace, 'export', 'marshmallow.trl.jsonl');
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    await page.keyboard.press('F1');
-    await typeIntoQuickInput('>Trajectory Inspector: Export Labels');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Export Labels' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Export Labels: Format' }).waitFor({ state: 'visible', timeout: 30_000 });
-    await typeIntoQuickInput('TRL');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'TRL stepwise supervision' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('Enter');
+    await runCommand(e2e.page, 'Trajectory Inspector: Export Labels');
+    await waitForQuickInputTitle(e2e.page, 'Export Labels: Format');
+    await typeIntoQuickInput(e2e.page, 'TRL');
+    await quickInputRow(e2e.page, 'TRL stepwise supervision').waitFor({ state: 'visible', timeout: UI_MS });
+    await e2e.page.keyboard.press('Enter');
     // The labels hold a neutral one and the setting is unset: the export asks, once, what it becomes.
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Neutral Label' }).waitFor({ state: 'visible', timeout: 30_000 });
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Neutral → `false`' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.screenshot({ path: path.join(ARTIFACTS, 'labels-export-neutral.png') });
-    await page.keyboard.press('Enter');
+    await waitForQuickInputTitle(e2e.page, 'Neutral Label');
+    await quickInputRow(e2e.page, 'Neutral → `false`').waitFor({ state: 'visible', timeout: UI_MS });
+    await screenshot(e2e.page, 'labels-export-neutral');
+    await e2e.page.keyboard.press('Enter');
     // The save dialog: code-server's quick-input file dialog, prefilled with the suggested path.
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await waitUntil(async () => /marshmallow-1867\.trl\.jsonl$/.test(await input.inputValue()), 15_000,
+    const input = quickInput(e2e.page);
+    await waitUntil(async () => /marshmallow-1867\.trl\.jsonl$/.test(await input.inputValue()), UI_MS,
       async () => `the save dialog did not suggest <file>.trl.jsonl: ${JSON.stringify(await input.inputValue().catch(() => ''))}`);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'labels-export-dialog.png') });
-    await typeIntoQuickInput(out);
+    await screenshot(e2e.page, 'labels-export-dialog');
+    await typeIntoQuickInput(e2e.page, out);
     // code-server's file dialog updates its list as the path is typed and can swallow an Enter
-    // pressed meanwhile (seen in CI): accept, and accept again while the dialog is still open.
-    const dialog = page.locator('.quick-input-widget .quick-input-title', { hasText: 'Export Labels' });
-    for (let tries = 0; tries < 5; tries++) {
-      await page.waitForTimeout(300);
-      if (!(await dialog.isVisible().catch(() => false))) break;
-      if ((await input.inputValue().catch(() => out)) !== out) await typeIntoQuickInput(out);
-      await page.keyboard.press('Enter');
-      await page.waitForTimeout(1000);
-    }
+    // pressed meanwhile (seen in CI): accept, then, while the dialog is still open and no export
+    // has come, type the path again if the list rewrote it and accept again.
+    const dialog = e2e.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Export Labels' });
+    await waitUntil(async () => {
+      if (!(await dialog.isVisible().catch(() => false)) || fs.existsSync(out)) return true;
+      await waitUntil(async () => (await input.inputValue().catch(() => '')) === out, 5000).catch(() => typeIntoQuickInput(e2e.page, out));
+      await e2e.page.keyboard.press('Enter');
+      // The dialog closes on an Enter it took: give it a moment before pressing again.
+      return waitUntil(async () => !(await dialog.isVisible().catch(() => false)), 5000).catch(() => false);
+    }, UI_MS, async () => `the save dialog did not take ${out}: ${JSON.stringify(await input.inputValue().catch(() => ''))}`);
 
-    const text = await waitUntil(async () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : ''), 30_000,
-      async () => `no export at ${out}; notifications: ${JSON.stringify(await page.locator('.notification-toast').allInnerTexts())}`);
+    const text = await waitUntil(async () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : ''), UI_MS,
+      async () => `no export at ${out}; notifications: ${JSON.stringify(await e2e.page.locator('.notification-toast').allInnerTexts())}`);
     const rows = text.trim().split('\n').map((l) => JSON.parse(l));
     assert.equal(rows.length, 1, 'one rollout, one row');
     const row = rows[0];
@@ -205,12 +177,12 @@ describe('e2e: label five steps with the keyboard and export them', function () 
     assert.ok(row.completions.every((c: unknown) => typeof c === 'string' && c.length > 0));
     assert.match(row.completions[0], /ls -F/, 'the first agent step is the ls -F of the sample');
     assert.match(row.prompt, /TimeDelta serialization precision/, 'the prompt holds the issue text');
-    await page.locator('.notification-toast', { hasText: 'Exported 1 row' }).first().waitFor({ state: 'visible', timeout: 15_000 });
-    await page.screenshot({ path: path.join(ARTIFACTS, 'labels-exported.png') });
+    await e2e.page.locator('.notification-toast', { hasText: 'Exported 1 row' }).first().waitFor({ state: 'visible', timeout: UI_MS });
+    await screenshot(e2e.page, 'labels-exported');
   });
 
   it('shows labels another window appends to the journal (file watcher, or the re-read every 2 s), and u / U undo and redo through the journal', async () => {
-    const web = extensionWebview(page);
+    const web = e2e.web();
     // Another window (annotator bob) appends an entry, as core's journal writes it.
     const rolloutId = path.basename(REL, '.traj');
     const entry = {
@@ -219,7 +191,7 @@ describe('e2e: label five steps with the keyboard and export them', function () 
     };
     fs.appendFileSync(journalPath(), `${JSON.stringify(entry)}\n`);
     const other = web.locator('.step-card[data-index="3"] .other-label');
-    await other.waitFor({ state: 'visible', timeout: 30_000 }).catch(async () => {
+    await other.waitFor({ state: 'visible', timeout: UI_MS }).catch(async () => {
       throw new Error(`bob's label never showed on step 3; label row: ${JSON.stringify(await web.locator('#label-progress').innerText())}`);
     });
     assert.equal((await other.innerText()).trim(), 'bob +1');
@@ -229,42 +201,32 @@ describe('e2e: label five steps with the keyboard and export them', function () 
     // one click on the label row, which stays in view).
     await web.locator('#label-progress .annotator').click();
     const before = journal().length;
-    await page.keyboard.press('u');
-    await waitUntil(async () => journal().length === before + 1 && (await web.locator('.step-card[data-index="6"] .label-note.mine').count()) === 0, 15_000,
+    await e2e.page.keyboard.press('u');
+    await waitUntil(async () => journal().length === before + 1 && (await web.locator('.step-card[data-index="6"] .label-note.mine').count()) === 0, UI_MS,
       async () => `u did not take the note back; journal: ${JSON.stringify(journal().slice(before))}; label row: ${JSON.stringify(await web.locator('#label-progress').innerText().catch(() => ''))}`);
     assert.deepEqual(journal().slice(before).map((e) => [e.stepIndex, e.value, e.note]), [[6, -1, null]]);
-    await page.keyboard.press('Shift+U');
-    await web.locator('.step-card[data-index="6"] .label-note.mine').waitFor({ state: 'visible', timeout: 15_000 });
+    await e2e.page.keyboard.press('Shift+U');
+    await web.locator('.step-card[data-index="6"] .label-note.mine').waitFor({ state: 'visible', timeout: UI_MS });
     assert.deepEqual(journal().slice(before + 1).map((e) => [e.stepIndex, e.value, e.note]), [[6, -1, 'reads the wrong file']]);
     assert.deepEqual(currentValues(journal()), EXPECTED, 'the five labels are still there');
   });
 
   it('shows the agreement of the two annotators (you and bob) as a report beside the timeline', async () => {
-    await page.keyboard.press('F1');
-    await typeIntoQuickInput('>Trajectory Inspector: Show Label Agreement');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Show Label Agreement' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('Enter');
+    await runCommand(e2e.page, 'Trajectory Inspector: Show Label Agreement');
     // First question: whose labels first (you or bob); the second has one answer left and is skipped.
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Label Agreement: First Labels' }).waitFor({ state: 'visible', timeout: 30_000 });
-    await typeIntoQuickInput('bob');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'bob' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('Enter');
-    const report = page.locator('.editor-instance .view-lines', { hasText: 'Label agreement: bob vs' });
-    await report.first().waitFor({ state: 'visible', timeout: 20_000 }).catch(async () => {
-      throw new Error(`no agreement report opened; editors: ${JSON.stringify(await page.locator('.editor-instance .view-lines').allInnerTexts())}`);
+    await pickInQuickInput(e2e.page, 'Label Agreement: First Labels', 'bob');
+    const report = e2e.page.locator('.editor-instance .view-lines', { hasText: 'Label agreement: bob vs' });
+    await report.first().waitFor({ state: 'visible', timeout: UI_MS }).catch(async () => {
+      throw new Error(`no agreement report opened; editors: ${JSON.stringify(await e2e.page.locator('.editor-instance .view-lines').allInnerTexts())}`);
     });
     const text = (await report.first().innerText()).replace(/\u00a0/g, ' ');
     assert.match(text, /Label agreement: bob vs e2e-annotator/);
     assert.match(text, /Cohen's kappa/);
     assert.match(text, /confusion \(rows bob, columns e2e-annotator\)/);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'labels-agreement.png') });
+    await screenshot(e2e.page, 'labels-agreement');
   });
 
   it('the webview broke no CSP rule and the extension host logged no errors', async () => {
-    const csp = consoleLog.filter((l) => /Content Security Policy|Refused to/i.test(l));
-    assert.deepEqual(csp.filter((l) => /webview|trajectory/i.test(l)), [], 'CSP violations in the timeline webview');
-    const logs = extensionHostLogs(server!.userDataDir);
-    const failures = logs.split('\n').filter((l) => /trajectory-inspector/i.test(l) && /\[error\]/i.test(l));
-    assert.deepEqual(failures, []);
+    assertNoCspOrHostErrors(e2e.consoleLog, e2e.server);
   });
 });

@@ -10,11 +10,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { atifLong } from '../../bench/genLarge';
 import { formatIssue, RolloutLoadError } from '../../src/core/errors';
 import { loadFile } from '../../src/core/load';
-import { ARTIFACTS, type CodeServer, closeSession, extensionHostLogs, extensionWebview, makeTempDir, openSession, quickOpen, saveFailureArtifacts, waitUntil } from './harness';
+import { e2eSuite, extensionHostLogs, openTimeline, quickOpen, screenshot, UI_MS, waitUntil } from './harness';
 
 const LONG = 'long/trajectory.json';
 const BAD = 'bad/bad-trajectory.json';
@@ -22,53 +21,35 @@ const BAD = 'bad/bad-trajectory.json';
 describe('e2e: large files load in a worker thread', function () {
   this.timeout(300_000);
 
-  let tmp: string;
-  let workspace: string;
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
-  const consoleLog: string[] = [];
-
-  before(async function () {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    tmp = makeTempDir('ti-e2e-offthread-');
-    workspace = path.join(tmp, 'workspace');
-    atifLong(path.join(workspace, LONG), 10_000);
-    const bad = path.join(workspace, BAD);
-    atifLong(bad, 2000);
-    const d = JSON.parse(fs.readFileSync(bad, 'utf8'));
-    d.steps[1500].source = 'robot';
-    fs.writeFileSync(bad, JSON.stringify(d, null, 2));
-    assert.ok(fs.statSync(bad).size > 1024 * 1024, 'the malformed file must be large enough for the worker');
-    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
-  });
-
-  afterEach(async function () {
-    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, 'offthread-');
-  });
-
-  after(async function () {
-    await closeSession(browser, server, tmp);
+  const e2e = e2eSuite({
+    name: 'offthread',
+    prepare: (workspace) => {
+      atifLong(path.join(workspace, LONG), 10_000);
+      const bad = path.join(workspace, BAD);
+      atifLong(bad, 2000);
+      const d = JSON.parse(fs.readFileSync(bad, 'utf8'));
+      d.steps[1500].source = 'robot';
+      fs.writeFileSync(bad, JSON.stringify(d, null, 2));
+      assert.ok(fs.statSync(bad).size > 1024 * 1024, 'the malformed file must be large enough for the worker');
+    },
   });
 
   it('opens a 10,000-step trajectory (9 MB) with every step, read by a load worker', async () => {
-    await quickOpen(page, LONG);
-    const web = extensionWebview(page);
+    const web = await openTimeline(e2e.page, LONG);
     const stepCount = web.locator('#step-count');
-    await stepCount.waitFor({ state: 'visible', timeout: 120_000 });
     await waitUntil(async () => /^10000\b/.test((await stepCount.innerText()).trim().replace(/,/g, '')), 60_000,
       async () => `#step-count shows "${await stepCount.innerText()}", the file has 10000 steps`);
     assert.ok((await web.locator('.step-card').count()) > 0, 'no step card rendered');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'offthread-timeline.png') });
+    await screenshot(e2e.page, 'offthread-timeline');
     // The extension's log (written by code-server) names the worker that read it.
-    await waitUntil(async () => /load worker \d+ started/.test(extensionHostLogs(server!.userDataDir)), 30_000,
-      () => `no "load worker … started" in the extension's log:\n${extensionHostLogs(server!.userDataDir).slice(-3000)}`);
+    await waitUntil(async () => /load worker \d+ started/.test(extensionHostLogs(e2e.server.userDataDir)), UI_MS,
+      () => `no "load worker … started" in the extension's log:\n${extensionHostLogs(e2e.server.userDataDir).slice(-3000)}`);
   });
 
   it('shows the located issue of a malformed 2 MB trajectory, as an in-thread load gives it', async () => {
     let expected = '';
     try {
-      await loadFile(path.join(workspace, BAD));
+      await loadFile(path.join(e2e.workspace, BAD));
     } catch (e) {
       assert.ok(e instanceof RolloutLoadError);
       const issue = e.issues.find((i) => i.pointer === '/steps/1500/source');
@@ -76,11 +57,11 @@ describe('e2e: large files load in a worker thread', function () {
       expected = formatIssue(issue);
     }
     assert.ok(expected, 'the malformed file loaded in-thread');
-    await quickOpen(page, BAD);
-    const web = extensionWebview(page);
+    await quickOpen(e2e.page, BAD);
+    const web = e2e.web();
     const issues = web.locator('.load-error .issue-text');
     await waitUntil(async () => (await issues.allInnerTexts()).some((t) => t.trim() === expected), 120_000,
       async () => `the error view does not list "${expected}"; it lists ${JSON.stringify(await issues.allInnerTexts().catch(() => []))}`);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'offthread-error.png') });
+    await screenshot(e2e.page, 'offthread-error');
   });
 });

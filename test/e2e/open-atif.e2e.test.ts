@@ -7,22 +7,12 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
-import {
-  ARTIFACTS, type CodeServer, EXTENSION_ID, extensionHostLogs, extensionWebview, makeTempDir, quickOpen, sample, waitUntil, openSession, saveFailureArtifacts, closeSession, rolloutsPane,
-} from './harness';
+import type { Locator } from 'playwright-core';
+import { assertActivatedWithoutErrors, e2eSuite, harborTrialResultSample, OPEN_MS, quickOpen, rolloutsPane, sample, screenshot, UI_MS, waitUntil } from './harness';
 
 const ATIF_SAMPLE = 'atif/harbor-golden_terminus2_invalid-json_ATIF-v1.5.trajectory.json';
 const TRIAL = 'hello-world__abc';
 const TRAJECTORY_REL = `${TRIAL}/agent/trajectory.json`;
-
-/** The Harbor trial result sample (the only file in harbor-trial-result/). */
-function resultSample(): string {
-  const dir = sample('harbor-trial-result');
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('_result.json'));
-  assert.equal(files.length, 1, `expected one *_result.json in ${dir}, found ${files.join(', ')}`);
-  return path.join(dir, files[0]!);
-}
 
 /** A command the agent really ran, read from the sample: the first tool call with `keystrokes`. */
 function firstCommand(trajectory: any): string {
@@ -56,37 +46,21 @@ describe('e2e: open a Harbor ATIF trial in code-server', function () {
   const trajectory = JSON.parse(fs.readFileSync(sample(ATIF_SAMPLE), 'utf8'));
   const stepCount: number = trajectory.steps.length;
   const command = firstCommand(trajectory);
-  const trialReward: number = JSON.parse(fs.readFileSync(resultSample(), 'utf8')).verifier_result.rewards.reward;
+  const trialReward: number = JSON.parse(fs.readFileSync(harborTrialResultSample(), 'utf8')).verifier_result.rewards.reward;
 
-  let tmp: string;
-  let workspace: string;
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
-  const consoleLog: string[] = [];
-
-  before(async function () {
-    assert.ok(stepCount >= 3, 'the sample needs at least 3 steps for the j-j navigation check');
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    tmp = makeTempDir('ti-e2e-');
-    workspace = path.join(tmp, 'workspace');
-    fs.mkdirSync(path.join(workspace, TRIAL, 'agent'), { recursive: true });
-    fs.copyFileSync(sample(ATIF_SAMPLE), path.join(workspace, TRAJECTORY_REL));
-    fs.copyFileSync(resultSample(), path.join(workspace, TRIAL, 'result.json'));
-
-    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
-  });
-
-  afterEach(async function () {
-    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, '');
-  });
-
-  after(async function () {
-    await closeSession(browser, server, tmp);
+  const e2e = e2eSuite({
+    name: 'open-atif',
+    artifactPrefix: '',
+    prepare: (workspace) => {
+      assert.ok(stepCount >= 3, 'the sample needs at least 3 steps for the j-j navigation check');
+      fs.mkdirSync(path.join(workspace, TRIAL, 'agent'), { recursive: true });
+      fs.copyFileSync(sample(ATIF_SAMPLE), path.join(workspace, TRAJECTORY_REL));
+      fs.copyFileSync(harborTrialResultSample(), path.join(workspace, TRIAL, 'result.json'));
+    },
   });
 
   it('lists the trial in the Rollouts view of the Trajectory Inspector side bar', async () => {
-    const rollouts = rolloutsPane(() => page);
+    const rollouts = rolloutsPane(() => e2e.page);
     await rollouts.open();
     const pane = rollouts.pane();
     const row = pane.locator('.monaco-list-row', { hasText: TRIAL }).first();
@@ -103,52 +77,44 @@ describe('e2e: open a Harbor ATIF trial in code-server', function () {
     const shownReward = /reward (-?[\d.]+)/.exec(rowText);
     assert.ok(shownReward, `the ${TRIAL} row shows no reward (result.json has ${trialReward}): "${rowText}"`);
     assert.equal(Number(shownReward[1]), trialReward, `the ${TRIAL} row shows the wrong reward: "${rowText}"`);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'rollouts-view.png') });
+    await screenshot(e2e.page, 'rollouts-view');
   });
 
   it('opens trajectory.json in the timeline editor with every step, and j moves the selection', async () => {
-    await quickOpen(page, TRAJECTORY_REL);
-    const web = extensionWebview(page);
+    await quickOpen(e2e.page, TRAJECTORY_REL);
+    const web = e2e.web();
     const stepCountEl = web.locator('#step-count');
-    await stepCountEl.waitFor({ state: 'visible', timeout: 90_000 }).catch(async () => {
-      throw new Error(`the timeline webview did not show #step-count; tabs: ${JSON.stringify(await page.locator('.tab').allInnerTexts())}`
-        + `; webviews: ${await page.locator('iframe.webview').count()}; webview text: ${JSON.stringify((await deepText(web.locator('body'))).slice(0, 300))}`
-        + `\n--- browser errors ---\n${consoleLog.filter((l) => /error|fail|refused/i.test(l)).slice(-20).join('\n')}`);
+    await stepCountEl.waitFor({ state: 'visible', timeout: OPEN_MS }).catch(async () => {
+      throw new Error(`the timeline webview did not show #step-count; tabs: ${JSON.stringify(await e2e.page.locator('.tab').allInnerTexts())}`
+        + `; webviews: ${await e2e.page.locator('iframe.webview').count()}; webview text: ${JSON.stringify((await deepText(web.locator('body'))).slice(0, 300))}`
+        + `\n--- browser errors ---\n${e2e.consoleLog.filter((l) => /error|fail|refused/i.test(l)).slice(-20).join('\n')}`);
     });
 
     const text = (await stepCountEl.innerText()).trim();
     assert.match(text, new RegExp(`^${stepCount}\\b`), `#step-count should start with ${stepCount} (steps in the file), got "${text}"`);
 
     const cards = web.locator('.step-card');
-    await waitUntil(async () => (await cards.count()) === stepCount, 30_000,
+    await waitUntil(async () => (await cards.count()) === stepCount, UI_MS,
       async () => `expected ${stepCount} .step-card elements, found ${await cards.count()}`);
 
     const commands = await web.locator('.action-command').allTextContents();
     assert.ok(commands.some((c) => c.includes(command)),
       `no .action-command contains the sample's command ${JSON.stringify(command)}; found ${JSON.stringify(commands)}`);
 
-    await page.screenshot({ path: path.join(ARTIFACTS, 'timeline-open.png') });
+    await screenshot(e2e.page, 'timeline-open');
 
     // Focus the webview without selecting a step, then walk down two steps.
     await stepCountEl.click();
-    await page.keyboard.press('j');
-    await page.keyboard.press('j');
+    await e2e.page.keyboard.press('j');
+    await e2e.page.keyboard.press('j');
     const selected = web.locator('.step-card.selected');
-    await waitUntil(async () => (await selected.count()) === 1 && (await selected.getAttribute('data-index')) === '2', 10_000,
+    await waitUntil(async () => (await selected.count()) === 1 && (await selected.getAttribute('data-index')) === '2', UI_MS,
       async () => `after j j expected one .step-card.selected with data-index 2, got ${await selected.count()} selected, `
         + `data-index ${await selected.first().getAttribute('data-index').catch(() => 'none')}`);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'timeline.png') });
+    await screenshot(e2e.page, 'timeline');
   });
 
   it('activated the extension without errors in the extension host log', async () => {
-    const logs = extensionHostLogs(server!.userDataDir);
-    assert.ok(logs.length > 0, 'no extension host log found');
-    assert.match(logs, new RegExp(`_doActivateExtension ${EXTENSION_ID.replace(/\./g, '\\.')}`), 'the extension was never activated');
-    const lines = logs.split('\n');
-    const failures: string[] = [];
-    lines.forEach((l, i) => {
-      if (/trajectory-inspector/i.test(l) && /\[error\]|\bfailed\b/i.test(l)) failures.push(lines.slice(i, i + 6).join('\n'));
-    });
-    assert.equal(failures.join('\n---\n'), '', 'the extension host logged errors for the extension');
+    assertActivatedWithoutErrors(e2e.server);
   });
 });

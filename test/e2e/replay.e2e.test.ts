@@ -11,11 +11,9 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { FrameLocator } from 'playwright-core';
 import { connect, sweepOrphans } from '../../src/core/replay/docker';
-import {
-  ARTIFACTS, type CodeServer, extensionWebview, makeTempDir, quickOpen, sample, waitUntil, openSession, saveFailureArtifacts, closeSession, REPO_ROOT,
-} from './harness';
+import { e2eSuite, openTimeline, REPO_ROOT, sample, screenshot, UI_MS, waitUntil } from './harness';
 
 const SAMPLE = 'mini-swe-agent/harbor-rfc_mini-swe-agent-trajectory.json';
 const FILE = 'harbor-rfc_mini-swe-agent-trajectory.json';
@@ -24,46 +22,34 @@ const IMAGE = `ti-replay-e2e:t${process.pid}`;
 describe('e2e: replay a rollout step by step in code-server', function () {
   this.timeout(300_000);
 
-  let tmp: string;
-  let workspace: string;
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
   let web: FrameLocator;
-  const consoleLog: string[] = [];
-
-  before(async function () {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    // The engine must be there (CI starts it through setup-test-env.sh --with-docker); without one
-    // this suite skips outside CI and fails in CI.
-    try {
-      await connect({});
-    } catch (e) {
-      if (process.env.CI === 'true') throw e;
-      console.warn(`      replay e2e skipped: ${(e as Error).message}`);
-      this.skip();
-    }
-    execFileSync('bash', [path.join(REPO_ROOT, 'test', 'integration', 'replay', 'image.sh'), IMAGE, `trajectory-inspector.test=e2e${process.pid}`, '/ro'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    tmp = makeTempDir('ti-e2e-replay-');
-    workspace = path.join(tmp, 'workspace');
-    fs.mkdirSync(workspace, { recursive: true });
-    fs.copyFileSync(sample(SAMPLE), path.join(workspace, FILE));
-    fs.chmodSync(path.join(workspace, FILE), 0o644);
-    ({ server, browser, page } = await openSession(workspace, tmp, {
-      consoleLog,
-      // DOM terminal renderer, so the test can read the replay terminal's text.
-      settings: { 'trajectoryInspector.replay.image': IMAGE, 'trajectoryInspector.replay.stepTimeoutSec': 30, 'terminal.integrated.gpuAcceleration': 'off' },
-    }));
-    web = extensionWebview(page);
-  });
-
-  afterEach(async function () {
-    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, 'replay-');
+  let skipped = false;
+  const e2e = e2eSuite({
+    name: 'replay',
+    async prepare(workspace) {
+      // The engine must be there (CI starts it through setup-test-env.sh --with-docker); without one
+      // this suite skips outside CI and fails in CI.
+      try {
+        await connect({});
+      } catch (e) {
+        if (process.env.CI === 'true') throw e;
+        console.warn(`      replay e2e skipped: ${(e as Error).message}`);
+        skipped = true;
+        this.skip();
+      }
+      execFileSync('bash', [path.join(REPO_ROOT, 'test', 'integration', 'replay', 'image.sh'), IMAGE, `trajectory-inspector.test=e2e${process.pid}`, '/ro'], { stdio: ['ignore', 'ignore', 'inherit'] });
+      fs.copyFileSync(sample(SAMPLE), path.join(workspace, FILE));
+      fs.chmodSync(path.join(workspace, FILE), 0o644);
+    },
+    // DOM terminal renderer, so the test can read the replay terminal's text.
+    settings: { 'trajectoryInspector.replay.image': IMAGE, 'trajectoryInspector.replay.stepTimeoutSec': 30, 'terminal.integrated.gpuAcceleration': 'off' },
+    opened: async (x) => {
+      web = x.web();
+    },
   });
 
   after(async function () {
-    await closeSession(browser, server, tmp);
-    if (!tmp) return; // skipped
+    if (skipped) return;
     // code-server's extension host is gone (or going): what its deactivation did not remove is an
     // orphan now, which the next activation's sweep removes; do the same here. Everything made from
     // the test image carries its label (containers and commits inherit image labels).
@@ -83,9 +69,8 @@ describe('e2e: replay a rollout step by step in code-server', function () {
   const status = (i: number) => card(i).locator('ti-replay-status .replay-status');
 
   it('opens the rollout; the replay bar offers Start and each command step offers Run to here', async () => {
-    await quickOpen(page, FILE);
-    await web.locator('#step-count').waitFor({ state: 'visible', timeout: 90_000 });
-    await web.locator('ti-replay-bar button.replay-start').waitFor({ state: 'visible', timeout: 30_000 });
+    await openTimeline(e2e.page, FILE);
+    await web.locator('ti-replay-bar button.replay-start').waitFor({ state: 'visible', timeout: UI_MS });
     assert.match(await web.locator('ti-replay-bar .replay-info').innerText(), /exec mode/);
     assert.equal(await card(2).locator('ti-replay-status button.run-to').count(), 1);
     assert.equal(await card(0).locator('ti-replay-status').count(), 0);
@@ -93,15 +78,15 @@ describe('e2e: replay a rollout step by step in code-server', function () {
 
   it('Start asks first (image and commands), then Step runs #3 and #4 in the container: both differ', async () => {
     await web.locator('ti-replay-bar button.replay-start').click();
-    const dialog = page.locator('.monaco-dialog-box');
-    await dialog.waitFor({ state: 'visible', timeout: 30_000 });
+    const dialog = e2e.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: UI_MS });
     const text = await dialog.innerText();
     assert.match(text, new RegExp(`Image: ${IMAGE.replace(/[.:]/g, '\\$&')}`));
     // Which image and why (issue 21 item 1): the user's setting, which wins over a rollout's own.
     assert.match(text, /\(your setting trajectoryInspector\.replay\.image/);
     assert.match(text, /\$ echo "Hello, world!" > hello\.txt/);
     assert.match(text, /\$ cat hello\.txt/);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'replay-confirm.png') });
+    await screenshot(e2e.page, 'replay-confirm');
     await dialog.locator('a.monaco-button, .monaco-button', { hasText: 'Replay' }).first().click();
     await waitUntil(async () => /ready/.test(await web.locator('ti-replay-bar .replay-info').innerText()), 60_000,
       async () => `replay did not start: ${await web.locator('ti-replay-bar').innerText()}`);
@@ -112,28 +97,28 @@ describe('e2e: replay a rollout step by step in code-server', function () {
     assert.match((await status(2).getAttribute('title'))!, /exit code 0 → 1/);
     assert.match(await web.locator('ti-replay-bar .first-divergence').innerText(), /#3/);
 
-    await waitUntil(async () => !(await web.locator('ti-replay-bar button.replay-step').isDisabled()), 30_000, () => 'Step enabled again');
+    await waitUntil(async () => !(await web.locator('ti-replay-bar button.replay-step').isDisabled()), UI_MS, () => 'Step enabled again');
     await web.locator('ti-replay-bar button.replay-step').click();
     await waitUntil(async () => (await status(3).count()) > 0 && (await status(3).innerText()) === 'differs', 60_000, () => 'step #4 differs');
     assert.equal(await card(3).locator('ti-replay-status .state-may-differ').count(), 1);
     // The live output went to the replay terminal, with the step boundaries marked.
     await waitUntil(async () => {
-      const rows = await page.locator('.terminal-wrapper .xterm-rows').allInnerTexts();
+      const rows = await e2e.page.locator('.terminal-wrapper .xterm-rows').allInnerTexts();
       const text = rows.join('\n').replace(/\u00a0/g, ' ');
       return /── step #3 ── \$ echo "Hello, world!" > hello\.txt/.test(text) && /■ differs: exit code 0 → 1 \(state may differ\)/.test(text);
-    }, 30_000, async () => `terminal text: ${(await page.locator('.terminal-wrapper .xterm-rows').allInnerTexts()).join('\n')}`);
+    }, UI_MS, async () => `terminal text: ${(await e2e.page.locator('.terminal-wrapper .xterm-rows').allInnerTexts()).join('\n')}`);
   });
 
   it('Show diff opens the diff editor with recorded vs replayed output (screenshot)', async () => {
     await card(2).locator('ti-replay-status button.show-diff').click();
-    const diff = page.locator('.monaco-diff-editor');
-    await diff.first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.locator('.tab', { hasText: 'recorded ↔ replayed' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await waitUntil(async () => /Permission\sdenied/.test(await diff.first().innerText()), 30_000, async () => `diff text: ${await diff.first().innerText()}`);
+    const diff = e2e.page.locator('.monaco-diff-editor');
+    await diff.first().waitFor({ state: 'visible', timeout: UI_MS });
+    await e2e.page.locator('.tab', { hasText: 'recorded ↔ replayed' }).first().waitFor({ state: 'visible', timeout: UI_MS });
+    await waitUntil(async () => /Permission\sdenied/.test(await diff.first().innerText()), UI_MS, async () => `diff text: ${await diff.first().innerText()}`);
     const text = await diff.first().innerText();
     assert.match(text, /\[exit\scode\s0\]/);
     assert.match(text, /\[exit\scode\s1\]/);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'replay-diff.png') });
+    await screenshot(e2e.page, 'replay-diff');
   });
 
   it('Step back restores the snapshot before #4: its status is cleared and it is next again', async () => {
@@ -141,7 +126,7 @@ describe('e2e: replay a rollout step by step in code-server', function () {
     await waitUntil(async () => (await status(3).count()) === 0 && /next #4/.test(await web.locator('ti-replay-bar .replay-info').innerText()), 60_000,
       async () => `after step back: ${await web.locator('ti-replay-bar').innerText()}`);
     assert.equal(await status(2).innerText(), 'differs');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'replay-step-back.png') });
+    await screenshot(e2e.page, 'replay-step-back');
   });
 
   it('Run to here on #4 runs it again; the raw file shows the verdicts after each step\'s first line', async () => {
@@ -149,13 +134,13 @@ describe('e2e: replay a rollout step by step in code-server', function () {
     await waitUntil(async () => (await status(3).count()) > 0 && (await status(3).innerText()) === 'differs', 60_000, () => 'step #4 differs again');
     await card(2).locator('button.source').click();
     // The CodeLens is DOM text; the verdict is an `after` decoration (CSS ::after content).
-    await page.locator('.codelens-decoration', { hasText: '▸ replay to step #3' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    const verdicts = async (): Promise<string[]> => page.evaluate(() => {
+    await e2e.page.locator('.codelens-decoration', { hasText: '▸ replay to step #3' }).first().waitFor({ state: 'visible', timeout: UI_MS });
+    const verdicts = async (): Promise<string[]> => e2e.page.evaluate(() => {
       const w = globalThis as any; // a browser page: document and getComputedStyle exist there
       return [...w.document.querySelectorAll('.view-lines span')]
         .map((el: unknown) => String(w.getComputedStyle(el, '::after').content)).filter((c: string) => c && c !== 'none' && c.includes('replay:'));
     });
-    await waitUntil(async () => (await verdicts()).some((c) => /replay: differs: exit code 0 → 1/.test(c)), 30_000, async () => `verdicts: ${JSON.stringify(await verdicts())}`);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'replay-raw-file.png') });
+    await waitUntil(async () => (await verdicts()).some((c) => /replay: differs: exit code 0 → 1/.test(c)), UI_MS, async () => `verdicts: ${JSON.stringify(await verdicts())}`);
+    await screenshot(e2e.page, 'replay-raw-file');
   });
 });

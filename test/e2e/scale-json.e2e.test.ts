@@ -12,11 +12,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
 import { baseOf, DUMP_SAMPLES, GROUP_SIZE } from '../../bench/genDump';
 import { arrayBases, arrayItem, generateJsonArray } from '../../bench/genJsonArray';
 import { loadFile } from '../../src/core/load';
-import { ARTIFACTS, type CodeServer, closeSession, extensionWebview, makeTempDir, openSession, sample, rolloutsPane, saveFailureArtifacts, waitUntil } from './harness';
+import { e2eSuite, findInDump, focusLastRolloutOfLastGroup, OPEN_MS, rolloutsPane, sample, screenshot, UI_MS, waitUntil } from './harness';
 
 const FILE = 'big_rollouts.json';
 const BYTES = 40 * 1024 * 1024;
@@ -24,34 +23,19 @@ const BYTES = 40 * 1024 * 1024;
 describe('e2e: a 40 MB JSON array of rollouts in code-server', function () {
   this.timeout(300_000);
 
-  let tmp: string;
-  let workspace: string;
   let items = 0;
   const sampleSteps: number[] = [];
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
-  const consoleLog: string[] = [];
-
-  const { row, rowsText, open } = rolloutsPane(() => page);
-
-  before(async function () {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    for (const rel of DUMP_SAMPLES) for (const r of (await loadFile(sample(rel))).rollouts) sampleSteps.push(r.steps.length);
-    tmp = makeTempDir('ti-e2e-scale-json-');
-    workspace = path.join(tmp, 'workspace');
-    items = generateJsonArray(path.join(workspace, 'rl', FILE), BYTES, 'nemo').items;
-    fs.rmSync(path.join(workspace, 'rl', `${FILE}.items`));
-    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
+  const e2e = e2eSuite({
+    name: 'scale-json',
+    artifactPrefix: '',
+    prepare: async (workspace) => {
+      for (const rel of DUMP_SAMPLES) for (const r of (await loadFile(sample(rel))).rollouts) sampleSteps.push(r.steps.length);
+      items = generateJsonArray(path.join(workspace, 'rl', FILE), BYTES, 'nemo').items;
+      fs.rmSync(path.join(workspace, 'rl', `${FILE}.items`));
+    },
   });
 
-  afterEach(async function () {
-    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, '');
-  });
-
-  after(async function () {
-    await closeSession(browser, server, tmp);
-  });
+  const { row, rowsText, open } = rolloutsPane(() => e2e.page);
 
   it('lists every item of the array, in its GRPO groups', async () => {
     await open({ alone: true });
@@ -67,66 +51,51 @@ describe('e2e: a 40 MB JSON array of rollouts in code-server', function () {
     if ((await fileRow.getAttribute('aria-expanded')) === 'false') await fileRow.locator('.monaco-tl-twistie').click();
     await row(new RegExp(`^group ng-task-0${GROUP_SIZE} rollouts`)).click();
     // As in scale.e2e.test.ts: End focuses the last group, → opens it, End its last rollout, Enter opens that.
-    await page.keyboard.press('End');
-    await page.waitForTimeout(500);
-    await page.keyboard.press('ArrowRight');
-    await page.waitForTimeout(1000);
-    await page.keyboard.press('End');
-    await page.waitForTimeout(500);
+    await focusLastRolloutOfLastGroup(e2e.page);
     const expected = arrayItem('nemo', arrayBases('nemo'), items - 1);
     const steps = sampleSteps[baseOf(items - 1, sampleSteps.length)];
-    await page.mouse.move(0, 0);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-json-rollouts.png') });
-    await page.keyboard.press('Enter');
+    await e2e.page.mouse.move(0, 0);
+    await screenshot(e2e.page, 'scale-json-rollouts');
+    await e2e.page.keyboard.press('Enter');
 
-    const web = extensionWebview(page);
+    const web = e2e.web();
     const stepCount = web.locator('#step-count');
-    await stepCount.waitFor({ state: 'visible', timeout: 60_000 });
+    await stepCount.waitFor({ state: 'visible', timeout: OPEN_MS });
     await waitUntil(async () => new RegExp(`^${steps}\\b`).test((await stepCount.innerText()).trim()), 60_000,
       async () => `#step-count shows "${await stepCount.innerText()}", the last rollout has ${steps} steps`);
     const picker = web.locator('.picker');
-    await waitUntil(async () => (await picker.innerText()).includes(`of ${items}`), 30_000, async () => `the rollout picker does not say "of ${items}": ${await picker.innerText()}`);
+    await waitUntil(async () => (await picker.innerText()).includes(`of ${items}`), UI_MS, async () => `the rollout picker does not say "of ${items}": ${await picker.innerText()}`);
     assert.equal(await web.locator('.rollout-picker').evaluate((el: any) => el.value), String(items - 1));
     assert.equal((await web.locator('h1.title').innerText()).trim(), String(expected.instance_id));
     assert.ok((await web.locator('.step-card').count()) > 0, 'no step card rendered');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-json-timeline.png') });
+    await screenshot(e2e.page, 'scale-json-timeline');
   });
 
   it('Show in Source of a step of the last rollout selects that step in the 40 MB file (its line and column)', async () => {
     // Where a full load of the file puts step #2 of the last rollout (UTF-16 offsets, as the editor counts them).
-    const file = path.join(workspace, 'rl', FILE);
+    const file = path.join(e2e.workspace, 'rl', FILE);
     const text = fs.readFileSync(file, 'utf8');
     const step = (await loadFile(file)).rollouts[items - 1].steps[1];
     // The selection runs from the step's start to its end; the status bar shows its end (the cursor) and its length.
     const before = text.slice(0, step.range!.end).split('\n');
     const want = `Ln ${before.length}, Col ${before[before.length - 1].length + 1} (${step.range!.end - step.range!.start} selected)`;
-    const web = extensionWebview(page);
+    const web = e2e.web();
     await web.locator('.step-card[data-index="1"]').click({ position: { x: 12, y: 8 } });
-    await page.keyboard.press('s');
-    const selection = page.locator('.statusbar-item', { hasText: /Ln \d+, Col \d+/ }).first();
+    await e2e.page.keyboard.press('s');
+    const selection = e2e.page.locator('.statusbar-item', { hasText: /Ln \d+, Col \d+/ }).first();
     await waitUntil(async () => (await selection.innerText().catch(() => '')).includes(want), 60_000,
       async () => `the status bar shows "${await selection.innerText().catch(() => '')}", step #2 is ${want}`);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-json-source.png') });
+    await screenshot(e2e.page, 'scale-json-source');
   });
 
   it('Find in Dump… finds a text in the array and opens the rollout of the item it is in', async () => {
     // The instance id of task 10 (items 41-44) also matches tasks 100-109: the first hit is in item 41.
     const query = String(arrayItem('nemo', arrayBases('nemo'), 40).instance_id);
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 30_000 });
-    await input.fill('>Trajectory Inspector: Find in Dump');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Find in Dump' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Find in' }).waitFor({ state: 'visible', timeout: 30_000 });
-    await input.fill(query);
-    await page.keyboard.press('Enter');
-    const title = page.locator('.quick-input-widget .quick-input-title');
-    await waitUntil(async () => /hits in [\d.]+ s/.test(await title.innerText()), 60_000, async () => `the search did not finish: ${await title.innerText().catch(() => '')}`);
-    const first = page.locator('.quick-input-list .monaco-list-row').first();
+    await findInDump(e2e.page, query);
+    const first = e2e.page.locator('.quick-input-list .monaco-list-row').first();
     assert.match((await first.innerText()).replace(/\s+/g, ' '), /rollout 41 · (step #\d+ · )?line \d+/);
-    await page.keyboard.press('Enter');
-    const web = extensionWebview(page);
+    await e2e.page.keyboard.press('Enter');
+    const web = e2e.web();
     await waitUntil(async () => (await web.locator('.rollout-picker').evaluate((el: any) => el.value)) === '40', 60_000,
       async () => `the timeline did not switch to rollout 41: ${await web.locator('.picker').innerText().catch(() => '')}`);
     assert.equal((await web.locator('h1.title').innerText()).trim(), query);

@@ -10,10 +10,9 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { baseOf, DUMP_SAMPLES, dumpRow, generateDump, GROUP_SIZE, sampleRows } from '../../bench/genDump';
 import { loadFile } from '../../src/core/load';
-import { ARTIFACTS, type CodeServer, closeSession, extensionWebview, makeTempDir, openSession, sample, rolloutsPane, saveFailureArtifacts, waitUntil } from './harness';
+import { e2eSuite, findInDump, focusLastRolloutOfLastGroup, OPEN_MS, rolloutsPane, sample, screenshot, UI_MS, waitUntil } from './harness';
 
 const DUMP = 'big_rollouts.jsonl';
 const BYTES = 200 * 1024 * 1024;
@@ -21,40 +20,25 @@ const BYTES = 200 * 1024 * 1024;
 describe('e2e: a 200 MB rollout dump in code-server', function () {
   this.timeout(600_000);
 
-  let tmp: string;
-  let workspace: string;
   let file: string;
   let rows = 0;
   /** Step count of each sample row as the real loader reads the sample files. */
   const sampleSteps: number[] = [];
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
-  const consoleLog: string[] = [];
+  const e2e = e2eSuite({
+    name: 'scale',
+    artifactPrefix: '',
+    prepare: async (workspace) => {
+      for (const rel of DUMP_SAMPLES) for (const r of (await loadFile(sample(rel))).rollouts) sampleSteps.push(r.steps.length);
+      file = path.join(workspace, 'rl', DUMP);
+      rows = generateDump(file, BYTES).rows;
+    },
+  });
 
-  const { row, rowsText, open } = rolloutsPane(() => page);
+  const { row, rowsText, open } = rolloutsPane(() => e2e.page);
   /** A tree row's name and description (innerText runs them together). */
   const parts = async (r: ReturnType<typeof row>) => ({
     name: (await r.locator('.label-name').first().innerText()).trim(),
     description: (await r.locator('.label-description').first().innerText().catch(() => '')).trim(),
-  });
-
-  before(async function () {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    for (const rel of DUMP_SAMPLES) for (const r of (await loadFile(sample(rel))).rollouts) sampleSteps.push(r.steps.length);
-    tmp = makeTempDir('ti-e2e-scale-');
-    workspace = path.join(tmp, 'workspace');
-    file = path.join(workspace, 'rl', DUMP);
-    rows = generateDump(file, BYTES).rows;
-    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
-  });
-
-  afterEach(async function () {
-    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, '');
-  });
-
-  after(async function () {
-    await closeSession(browser, server, tmp);
   });
 
   it('lists every row of the dump, in its GRPO groups', async () => {
@@ -73,31 +57,26 @@ describe('e2e: a 200 MB rollout dump in code-server', function () {
     // The groups sort by name (numbers by value): End focuses the last task's group, → opens it, End
     // its last rollout, Enter opens that. (The tree's last rows can sit below the pane's visible part
     // in this window, so what opened is checked in the timeline.)
-    await page.keyboard.press('End');
-    await page.waitForTimeout(500);
-    await page.keyboard.press('ArrowRight');
-    await page.waitForTimeout(1000);
-    await page.keyboard.press('End');
-    await page.waitForTimeout(500);
+    await focusLastRolloutOfLastGroup(e2e.page);
     const expected = dumpRow(sampleRows(), rows - 1);
     const steps = sampleSteps[baseOf(rows - 1, sampleSteps.length)];
     const label = `${String(expected.instance_id)} (row ${rows})`;
-    await page.mouse.move(0, 0);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-rollouts.png') });
-    await page.keyboard.press('Enter');
+    await e2e.page.mouse.move(0, 0);
+    await screenshot(e2e.page, 'scale-rollouts');
+    await e2e.page.keyboard.press('Enter');
 
-    const web = extensionWebview(page);
+    const web = e2e.web();
     const stepCount = web.locator('#step-count');
-    await stepCount.waitFor({ state: 'visible', timeout: 120_000 });
+    await stepCount.waitFor({ state: 'visible', timeout: OPEN_MS });
     await waitUntil(async () => new RegExp(`^${steps}\\b`).test((await stepCount.innerText()).trim()), 60_000,
       async () => `#step-count shows "${await stepCount.innerText()}", the last rollout has ${steps} steps (row: ${label})`);
     const picker = web.locator('.picker');
-    await waitUntil(async () => (await picker.innerText()).includes(`of ${rows}`), 30_000, async () => `the rollout picker does not say "of ${rows}": ${await picker.innerText()}`);
+    await waitUntil(async () => (await picker.innerText()).includes(`of ${rows}`), UI_MS, async () => `the rollout picker does not say "of ${rows}": ${await picker.innerText()}`);
     // The rollout shown is the file's last row.
     assert.equal(await web.locator('.rollout-picker').evaluate((el: any) => el.value), String(rows - 1));
     assert.equal((await web.locator('h1.title').innerText()).trim(), String(expected.instance_id));
     assert.ok((await web.locator('.step-card').count()) > 0, 'no step card rendered');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-timeline.png') });
+    await screenshot(e2e.page, 'scale-timeline');
   });
 
   it('Find in Dump… streams the hits of a text in the 200 MB file and opens the rollout of the one picked', async () => {
@@ -105,24 +84,14 @@ describe('e2e: a 200 MB rollout dump in code-server', function () {
     // the first hit is on line 41, rollout 41.
     const bases = sampleRows();
     const query = String(dumpRow(bases, 40).instance_id);
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 30_000 });
-    await input.fill('>Trajectory Inspector: Find in Dump');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Find in Dump' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Find in' }).waitFor({ state: 'visible', timeout: 30_000 });
-    await input.fill(query);
-    await page.keyboard.press('Enter');
-    const title = page.locator('.quick-input-widget .quick-input-title');
-    await waitUntil(async () => /hits in [\d.]+ s/.test(await title.innerText()), 120_000, async () => `the search did not finish: ${await title.innerText().catch(() => '')}`);
-    const first = page.locator('.quick-input-list .monaco-list-row').first();
+    await findInDump(e2e.page, query);
+    const first = e2e.page.locator('.quick-input-list .monaco-list-row').first();
     // The hit names its rollout and (once looked up) its step (issue 21 item 2).
-    await waitUntil(async () => /rollout 41 · step #\d+ · line 41/.test((await first.innerText()).replace(/\s+/g, ' ')), 30_000,
+    await waitUntil(async () => /rollout 41 · step #\d+ · line 41/.test((await first.innerText()).replace(/\s+/g, ' ')), UI_MS,
       async () => `the first hit does not name its step: ${await first.innerText()}`);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'scale-find.png') });
-    await page.keyboard.press('Enter');
-    const web = extensionWebview(page);
+    await screenshot(e2e.page, 'scale-find');
+    await e2e.page.keyboard.press('Enter');
+    const web = e2e.web();
     await waitUntil(async () => (await web.locator('.rollout-picker').evaluate((el: any) => el.value)) === '40', 60_000,
       async () => `the timeline did not switch to rollout 41: ${await web.locator('.picker').innerText().catch(() => '')}`);
     assert.equal((await web.locator('h1.title').innerText()).trim(), query);

@@ -9,13 +9,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { loadFile } from '../../src/core/load';
 import { toScoreRollout } from '../../src/core/scoring/input';
 import { RULES_VERSION, scoreRollout } from '../../src/scorers/builtin/rules';
-import {
-  ARTIFACTS, REPO_ROOT, type CodeServer, extensionWebview, makeTempDir, quickOpen, sample, waitUntil, openSession, saveFailureArtifacts, closeSession,
-} from './harness';
+import { closeAllEditors, e2eSuite, openTimeline, quickInputRow, REPO_ROOT, runCommand, sample, screenshot, UI_MS, waitUntil } from './harness';
 
 const SWE_AGENT = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
 const REL = 'runs/marshmallow-1867.traj';
@@ -26,40 +23,14 @@ const FAKE = path.join(REPO_ROOT, 'test', 'fixtures', 'scorers', 'fake-scorer.js
 describe('e2e: step scores in the timeline and on the raw file', function () {
   this.timeout(300_000);
 
-  let tmp: string;
-  let workspace: string;
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
-  const consoleLog: string[] = [];
-
-  before(async function () {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    tmp = makeTempDir('ti-e2e-scores-');
-    workspace = path.join(tmp, 'workspace');
-    fs.mkdirSync(path.join(workspace, 'runs', 'mini'), { recursive: true });
-    fs.copyFileSync(sample(SWE_AGENT), path.join(workspace, REL));
-    fs.copyFileSync(sample(MINI), path.join(workspace, MINI_REL));
-    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
+  const e2e = e2eSuite({
+    name: 'scores',
+    prepare: (workspace) => {
+      fs.mkdirSync(path.join(workspace, 'runs', 'mini'), { recursive: true });
+      fs.copyFileSync(sample(SWE_AGENT), path.join(workspace, REL));
+      fs.copyFileSync(sample(MINI), path.join(workspace, MINI_REL));
+    },
   });
-
-  afterEach(async function () {
-    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, 'scores-');
-  });
-
-  after(async function () {
-    await closeSession(browser, server, tmp);
-  });
-
-  /** Runs a command from the palette (F1, its title, Enter). */
-  async function runCommand(title: string): Promise<void> {
-    await page.keyboard.press('F1');
-    await page.locator('.quick-input-widget .quick-input-box input').waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.type(`>${title}`);
-    const short = title.split(': ').pop()!;
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: short }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('Enter');
-  }
 
   it('opening a rollout shows the built-in scores in the heat strip and on the step cards', async () => {
     const f = await loadFile(sample(SWE_AGENT));
@@ -67,9 +38,7 @@ describe('e2e: step scores in the timeline and on the raw file', function () {
     const scored = expected.filter((s) => s.value !== null);
     assert.ok(scored.some((s) => s.value! < 0.4), 'the sample has a low-scored step');
 
-    await quickOpen(page, REL);
-    const web = extensionWebview(page);
-    await web.locator('#step-count').waitFor({ state: 'visible', timeout: 90_000 });
+    const web = await openTimeline(e2e.page, REL);
     const cells = web.locator('ti-heatstrip .cell');
     await waitUntil(async () => (await web.locator('ti-heatstrip .cell[data-score]:not([data-score=""])').count()) === scored.length, 60_000,
       async () => `the heat strip never showed ${scored.length} scored cells; it says ${JSON.stringify(await web.locator('ti-heatstrip').innerText().catch(() => ''))}`);
@@ -85,54 +54,54 @@ describe('e2e: step scores in the timeline and on the raw file', function () {
     const low = scored.reduce((a, b) => (b.value! < a.value! ? b : a));
     // Jump from the heat strip to the low step (the step list is virtualized: this renders its card).
     await web.locator(`ti-heatstrip .cell[data-index="${low.index}"]`).click();
-    await web.locator(`.step-card.selected[data-index="${low.index}"]`).waitFor({ state: 'visible', timeout: 30_000 });
+    await web.locator(`.step-card.selected[data-index="${low.index}"]`).waitFor({ state: 'visible', timeout: UI_MS });
     const tag = web.locator(`.step-card[data-index="${low.index}"] .score-tag`);
     assert.equal((await tag.innerText()).replace(/\s+/g, ' ').trim(), `SCORE ${low.value!.toFixed(2)} ${low.label}`);
     assert.ok((await tag.getAttribute('title'))!.includes(low.explanation!), 'the tag explains the score');
     // A scrollbar mark for every low step.
     const lows = scored.filter((s) => s.value! < 0.4).length;
-    await waitUntil(async () => (await web.locator('ti-scrollmarks .mark:not(.sel)').count()) === lows, 10_000,
+    await waitUntil(async () => (await web.locator('ti-scrollmarks .mark:not(.sel)').count()) === lows, UI_MS,
       async () => `expected ${lows} scrollbar marks, found ${await web.locator('ti-scrollmarks .mark').count()}`);
-    await page.waitForTimeout(400);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'scores-timeline.png') });
+    await e2e.page.waitForTimeout(400);
+    await screenshot(e2e.page, 'scores-timeline');
   });
 
   it('Show in Source opens the raw file with the score as CodeLens, decorations and a hover', async () => {
     const f = await loadFile(sample(SWE_AGENT));
     const expected = scoreRollout(toScoreRollout(f.rollouts[0]));
     const low = expected.filter((s) => s.value !== null).reduce((a, b) => (b.value! < a.value! ? b : a));
-    const web = extensionWebview(page);
+    const web = e2e.web();
     await web.locator(`.step-card.selected[data-index="${low.index}"]`).click();
-    await page.keyboard.press('s');
-    const editor = page.locator('.editor-instance .monaco-editor').first();
-    await editor.waitFor({ state: 'visible', timeout: 30_000 });
-    const lens = page.locator('.monaco-editor .codelens-decoration', { hasText: `score ${low.value!.toFixed(2)} (${low.label})` });
-    await lens.first().waitFor({ state: 'visible', timeout: 30_000 }).catch(async () => {
-      throw new Error(`no CodeLens "score ${low.value!.toFixed(2)}"; lenses: ${JSON.stringify(await page.locator('.codelens-decoration').allInnerTexts())}`);
+    await e2e.page.keyboard.press('s');
+    const editor = e2e.page.locator('.editor-instance .monaco-editor').first();
+    await editor.waitFor({ state: 'visible', timeout: UI_MS });
+    const lens = e2e.page.locator('.monaco-editor .codelens-decoration', { hasText: `score ${low.value!.toFixed(2)} (${low.label})` });
+    await lens.first().waitFor({ state: 'visible', timeout: UI_MS }).catch(async () => {
+      throw new Error(`no CodeLens "score ${low.value!.toFixed(2)}"; lenses: ${JSON.stringify(await e2e.page.locator('.codelens-decoration').allInnerTexts())}`);
     });
     assert.match(await lens.first().innerText(), /label/, 'the CodeLens offers to label the step');
     // Gutter marks (glyph margin) on the scored steps' lines.
-    assert.ok((await page.locator('.monaco-editor .cgmr').count()) > 0, 'gutter decorations are drawn');
+    assert.ok((await e2e.page.locator('.monaco-editor .cgmr').count()) > 0, 'gutter decorations are drawn');
     // The hover over the step's first line (the line under the CodeLens) explains the score.
     const ref = editor.locator('.view-lines').first();
     const box = (await lens.first().boundingBox())!;
-    await page.mouse.move(box.x + 4, box.y + box.height + 8);
-    await page.mouse.move(box.x + 5, box.y + box.height + 9);
-    const hover = page.locator('.monaco-hover', { hasText: `Step score ${low.value!.toFixed(2)}` });
-    await hover.first().waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
-      throw new Error(`no hover with the step score; hovers: ${JSON.stringify(await page.locator('.monaco-hover').allInnerTexts())}`);
+    await e2e.page.mouse.move(box.x + 4, box.y + box.height + 8);
+    await e2e.page.mouse.move(box.x + 5, box.y + box.height + 9);
+    const hover = e2e.page.locator('.monaco-hover', { hasText: `Step score ${low.value!.toFixed(2)}` });
+    await hover.first().waitFor({ state: 'visible', timeout: UI_MS }).catch(async () => {
+      throw new Error(`no hover with the step score; hovers: ${JSON.stringify(await e2e.page.locator('.monaco-hover').allInnerTexts())}`);
     });
     await waitUntil(async () => {
       const t = (await hover.first().innerText()).replace(/\s+/g, ' ');
       return t.includes(low.explanation!) && t.includes(`scorer builtin ${RULES_VERSION}`);
-    }, 10_000, async () => `the hover lacks the explanation ${JSON.stringify(low.explanation)} or the scorer: ${JSON.stringify(await hover.first().innerText())}`);
+    }, UI_MS, async () => `the hover lacks the explanation ${JSON.stringify(low.explanation)} or the scorer: ${JSON.stringify(await hover.first().innerText())}`);
     assert.ok(await ref.isVisible());
-    await page.screenshot({ path: path.join(ARTIFACTS, 'scores-raw-file.png') });
+    await screenshot(e2e.page, 'scores-raw-file');
 
     // The "label" CodeLens of the next scored step opens that step in the timeline.
     const next = expected.find((s) => s.index > low.index && s.value !== null)!;
     // The lens just below the low step's one (several steps may share a value).
-    const candidates = page.locator('.monaco-editor .codelens-decoration:visible', { hasText: `score ${next.value!.toFixed(2)} (${next.label})` });
+    const candidates = e2e.page.locator('.monaco-editor .codelens-decoration:visible', { hasText: `score ${next.value!.toFixed(2)} (${next.label})` });
     let nextLens = candidates.first();
     let bestY = Infinity;
     for (let i = 0; i < (await candidates.count()); i++) {
@@ -142,34 +111,32 @@ describe('e2e: step scores in the timeline and on the raw file', function () {
         nextLens = candidates.nth(i);
       }
     }
-    await page.mouse.move(0, 0);
+    await e2e.page.mouse.move(0, 0);
     await nextLens.locator('a', { hasText: /^label$/ }).click();
-    await web.locator(`.step-card.selected[data-index="${next.index}"]`).waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
+    await web.locator(`.step-card.selected[data-index="${next.index}"]`).waitFor({ state: 'visible', timeout: UI_MS }).catch(async () => {
       throw new Error(`the label CodeLens did not select step ${next.index}; selected: ${JSON.stringify(await web.locator('.step-card.selected').getAttribute('data-index').catch(() => null))}`);
     });
   });
 
   it('a scorer that crashes mid-batch: the timeline says why and shows no score; Score Rollout restarts it and the scores come', async () => {
-    const mark = path.join(tmp, 'crashed-once');
+    const mark = path.join(e2e.tmp, 'crashed-once');
     // One timeline at a time, so the webview found below is this rollout's; it has built-in scores.
-    await runCommand('View: Close All Editors');
-    await page.waitForTimeout(500);
-    await quickOpen(page, MINI_REL);
-    const web = extensionWebview(page);
+    await closeAllEditors(e2e.page);
+    const web = await openTimeline(e2e.page, MINI_REL);
     await waitUntil(async () => (await web.locator('ti-heatstrip .cell[data-score]:not([data-score=""])').count()) > 0, 60_000, () => 'no built-in scores on the mini-swe-agent timeline');
     // Select Scorer… → Scorer command… → the command typed into the input box: the open timeline
     // is scored with it at once, and the scorer crashes.
-    await runCommand('Trajectory Inspector: Select Scorer');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Scorer command' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.type('Scorer command');
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Scorer command' }).waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('Control+A');
-    await page.keyboard.type([process.execPath, FAKE, 'crash-once', mark].join(' '));
-    await page.keyboard.press('Enter');
+    await runCommand(e2e.page, 'Trajectory Inspector: Select Scorer');
+    await quickInputRow(e2e.page, 'Scorer command').waitFor({ state: 'visible', timeout: UI_MS });
+    await e2e.page.keyboard.type('Scorer command');
+    await e2e.page.keyboard.press('Enter');
+    await e2e.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Scorer command' }).waitFor({ state: 'visible', timeout: UI_MS });
+    await e2e.page.keyboard.press('Control+A');
+    await e2e.page.keyboard.type([process.execPath, FAKE, 'crash-once', mark].join(' '));
+    await e2e.page.keyboard.press('Enter');
     // The status bar names the new scorer once the setting has changed.
-    await page.locator('.statusbar-item', { hasText: 'fake-scorer.js' }).first().waitFor({ state: 'visible', timeout: 30_000 }).catch(async () => {
-      throw new Error(`the status bar never named the new scorer: ${JSON.stringify(await page.locator('.statusbar-item').allInnerTexts())}`);
+    await e2e.page.locator('.statusbar-item', { hasText: 'fake-scorer.js' }).first().waitFor({ state: 'visible', timeout: UI_MS }).catch(async () => {
+      throw new Error(`the status bar never named the new scorer: ${JSON.stringify(await e2e.page.locator('.statusbar-item').allInnerTexts())}`);
     });
     await web.locator('ti-heatstrip .error', { hasText: 'scoring failed' }).waitFor({ state: 'visible', timeout: 60_000 }).catch(async () => {
       throw new Error(`the timeline never said scoring failed; strip: ${JSON.stringify(await web.locator('ti-heatstrip').innerText().catch(() => ''))}`);
@@ -178,15 +145,15 @@ describe('e2e: step scores in the timeline and on the raw file', function () {
     assert.match(err, /exit code 3/);
     assert.ok(fs.existsSync(mark), 'the fake scorer really crashed');
     assert.equal(await web.locator('.score-tag').count(), 0, 'no score shown after the crash');
-    await page.locator('.notification-toast', { hasText: 'scoring failed' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await e2e.page.locator('.notification-toast', { hasText: 'scoring failed' }).first().waitFor({ state: 'visible', timeout: UI_MS });
 
-    await runCommand('Trajectory Inspector: Score Rollout');
+    await runCommand(e2e.page, 'Trajectory Inspector: Score Rollout');
     await waitUntil(async () => (await web.locator('.score-tag').count()) > 0, 60_000,
       async () => `no scores after Score Rollout; strip: ${JSON.stringify(await web.locator('ti-heatstrip').innerText().catch(() => ''))}`);
     const tags = await web.locator('.score-tag').allInnerTexts();
     assert.ok(tags.every((t) => /0\.50/.test(t)), `the restarted fake scorer's values: ${JSON.stringify(tags)}`);
     assert.match((await web.locator('ti-heatstrip .line').innerText()).replace(/\s+/g, ' '), /fake-crash-once · fake-model/);
-    await page.locator('.notification-toast', { hasText: 'restarted' }).first().waitFor({ state: 'visible', timeout: 15_000 });
-    await page.screenshot({ path: path.join(ARTIFACTS, 'scores-recovered.png') });
+    await e2e.page.locator('.notification-toast', { hasText: 'restarted' }).first().waitFor({ state: 'visible', timeout: UI_MS });
+    await screenshot(e2e.page, 'scores-recovered');
   });
 });

@@ -18,11 +18,13 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Frame, Locator, Page } from 'playwright-core';
+import type { Frame, Locator } from 'playwright-core';
 import { claudeProjectDirName } from '../../src/core/sessions/roots';
 import { censusFile } from '../unit/samples';
 import { makeFakeHome } from '../unit/sessions/fakeHome';
-import { ARTIFACTS, type CodeServer, closeSession, makeTempDir, openSession, saveFailureArtifacts, sessionsPane, viewPane, waitUntil, widenSidebar } from './harness';
+import {
+  e2eSuite, quickInput, runCommand, screenshot, sessionsPane, UI_MS, viewPane, waitForQuickInputTitle, waitUntil, widenSidebar,
+} from './harness';
 import { loadFile } from '../../src/core/load';
 import type { Rollout } from '../../src/core/model';
 
@@ -41,14 +43,17 @@ const TITLES = [
 ];
 
 describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', function () {
-  let tmp: string;
   let home: string;
-  let workspace: string;
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
-  const consoleLog: string[] = [];
-  const sessions = sessionsPane(() => page);
+  const e2e = e2eSuite({
+    name: 'sessions',
+    prepare: (workspace, tmp) => {
+      home = path.join(tmp, 'home');
+      fs.writeFileSync(path.join(workspace, 'README.md'), '# a project its agents worked in\n');
+      makeFakeHome(home, workspace);
+    },
+    env: () => ({ HOME: home, CLAUDE_CONFIG_DIR: '', CODEX_HOME: '' }),
+  });
+  const sessions = sessionsPane(() => e2e.page);
   let parentSession: Rollout | null = null;
 
   const parts = async (r: Locator) => ({
@@ -58,28 +63,9 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
   const rows = () => sessions.pane().locator('.monaco-list-row');
   const allParts = async () => Promise.all((await rows().all()).map(parts));
 
-  before(async function () {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    tmp = makeTempDir('ti-e2e-sessions-');
-    home = path.join(tmp, 'home');
-    workspace = path.join(tmp, 'workspace');
-    fs.mkdirSync(workspace, { recursive: true });
-    fs.writeFileSync(path.join(workspace, 'README.md'), '# a project its agents worked in\n');
-    makeFakeHome(home, workspace);
-    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog, env: { HOME: home, CLAUDE_CONFIG_DIR: '', CODEX_HOME: '' } }));
-  });
-
-  afterEach(async function () {
-    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, 'sessions-');
-  });
-
-  after(async function () {
-    await closeSession(browser, server, tmp);
-  });
-
   it('lists the workspace\'s six sessions newest first with their titles, and fills in their counts', async () => {
     await sessions.open({ alone: true });
-    await widenSidebar(page, 500);
+    await widenSidebar(e2e.page, 500);
     const listed = (await waitUntil(async () => {
       const p = await allParts();
       return p.length === TITLES.length ? p : null;
@@ -104,8 +90,8 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
       '32 turns · 31 tool calls · 2 failed · 1.2M tokens',
     ]);
     assert.match(counted[0].description, /^2026-02-2[34] \d\d:\d\d · /); // local time of 2026-02-23T19:34Z
-    await page.mouse.move(0, 0);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'sessions.png') });
+    await e2e.page.mouse.move(0, 0);
+    await screenshot(e2e.page, 'sessions');
   });
 
   it('shows a session written while the view is open (a watcher on ~/.claude/projects, outside the workspace)', async () => {
@@ -113,66 +99,56 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
     const id = 'bbbbbbbb-1111-4222-8333-444444444444';
     const lines = fs.readFileSync(censusFile('claude-code/short.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
     for (const r of lines) {
-      if (typeof r.cwd === 'string') r.cwd = workspace;
+      if (typeof r.cwd === 'string') r.cwd = e2e.workspace;
       if (r.sessionId) r.sessionId = id;
       r.timestamp &&= new Date().toISOString();
     }
     const firstUser = lines.find((r) => r.type === 'user');
     firstUser.message.content = 'e2e: a session written while the Sessions view is open';
-    const file = path.join(home, '.claude', 'projects', claudeProjectDirName(workspace), `${id}.jsonl`);
+    const file = path.join(home, '.claude', 'projects', claudeProjectDirName(e2e.workspace), `${id}.jsonl`);
     fs.writeFileSync(file, lines.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const written = Date.now();
     // The watcher's event (debounced 1 s) relists well before the view's 60 s poll would.
     const top = (await waitUntil(async () => {
       const p = await allParts();
       return p[0]?.name === firstUser.message.content ? p : null;
-    }, 30_000, async () => `the new session did not show at the top: ${JSON.stringify(await allParts())}`))!;
+    }, UI_MS, async () => `the new session did not show at the top: ${JSON.stringify(await allParts())}`))!;
     assert.equal(top.length, TITLES.length + 1);
     console.log(`      the new session showed ${((Date.now() - written) / 1000).toFixed(1)} s after it was written`);
-    await waitUntil(async () => /1 turn · 2 tool calls · 2 failed/.test((await parts(rows().first())).description), 30_000,
+    await waitUntil(async () => /1 turn · 2 tool calls · 2 failed/.test((await parts(rows().first())).description), UI_MS,
       async () => `the new session was not counted: ${JSON.stringify(await allParts())}`);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-new.png') });
+    await screenshot(e2e.page, 'sessions-new');
   });
-
-  /** Runs a palette command (focus out of any webview first). */
-  async function runCommand(title: string): Promise<void> {
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 30_000 });
-    await input.fill(`>${title}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    await page.keyboard.press('Enter');
-  }
 
   /** The timeline webview showing `steps` steps (several timelines may be open side by side). */
   async function timelineOf(steps: number): Promise<Frame> {
     return waitUntil(async () => {
-      for (const f of page.frames()) {
+      for (const f of e2e.page.frames()) {
         const t = await f.locator('ti-app #step-count').innerText({ timeout: 200 }).catch(() => null);
         if (t?.trim() === `${steps} steps`) return f;
       }
       return null;
-    }, 60_000, async () => `no timeline shows ${steps} steps; step counts shown: ${JSON.stringify(await Promise.all(page.frames().map((f) => f.locator('ti-app #step-count').innerText({ timeout: 200 }).catch(() => null))))}`) as Promise<Frame>;
+    }, 60_000, async () => `no timeline shows ${steps} steps; step counts shown: ${JSON.stringify(await Promise.all(e2e.page.frames().map((f) => f.locator('ti-app #step-count').innerText({ timeout: 200 }).catch(() => null))))}`) as Promise<Frame>;
   }
 
   it('opens a clicked session in the timeline editor: its steps, as the loader reads them', async () => {
-    const file = path.join(home, '.claude', 'projects', claudeProjectDirName(workspace), `${SID}.jsonl`);
+    const file = path.join(home, '.claude', 'projects', claudeProjectDirName(e2e.workspace), `${SID}.jsonl`);
     const loaded = await loadFile(file);
     parentSession = loaded.rollouts[0];
     const row = sessions.row('Implement spotter-gqc');
     await row.click();
-    const tab = page.locator('.tabs-container .tab', { hasText: `${SID}.jsonl` }).first();
-    await tab.waitFor({ state: 'visible', timeout: 30_000 }).catch(async () => {
-      throw new Error(`no editor tab for the session; tabs: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`);
+    const tab = e2e.page.locator('.tabs-container .tab', { hasText: `${SID}.jsonl` }).first();
+    await tab.waitFor({ state: 'visible', timeout: UI_MS }).catch(async () => {
+      throw new Error(`no editor tab for the session; tabs: ${JSON.stringify(await e2e.page.locator('.tabs-container .tab').allInnerTexts())}`);
     });
     // The timeline (a custom editor: a webview), not the text editor: the session's steps and header.
     const tl = await timelineOf(parentSession.steps.length);
     assert.match(await tl.locator('header .format').innerText(), /Claude Code session/);
-    assert.equal(await tl.locator('header .workdir .value').innerText(), workspace);
+    assert.equal(await tl.locator('header .workdir .value').innerText(), e2e.workspace);
     const firstCommand = parentSession.steps.flatMap((s) => s.actions).find((a) => a.kind === 'shell')!.command!;
-    await waitUntil(async () => (await tl.locator('.action-command.shell').allInnerTexts()).some((t) => t.includes(firstCommand.split('\n')[0])), 30_000,
+    await waitUntil(async () => (await tl.locator('.action-command.shell').allInnerTexts()).some((t) => t.includes(firstCommand.split('\n')[0])), UI_MS,
       async () => `no shell card shows ${JSON.stringify(firstCommand)}`);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-open.png') });
+    await screenshot(e2e.page, 'sessions-open');
   });
 
   it('opens the subagent from the step that started it; the subagent links back to its parent', async () => {
@@ -180,35 +156,35 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
     const parent = parentSession!.steps.find((s) => s.links?.some((l) => l.relation === 'subagent'))!;
     const link = parent.links!.find((l) => l.relation === 'subagent')!;
     assert.equal(link.missing ?? null, null, 'the fake home has the subagent transcript in the session\'s subagents/ folder');
-    await page.locator('.tabs-container .tab', { hasText: `${SID}.jsonl` }).first().click();
-    await runCommand('Trajectory Inspector: Go to Step…');
-    const input = page.locator('.quick-input-widget input');
+    await e2e.page.locator('.tabs-container .tab', { hasText: `${SID}.jsonl` }).first().click();
+    await runCommand(e2e.page, 'Trajectory Inspector: Go to Step…');
+    const input = quickInput(e2e.page);
     await input.fill(String(parent.index + 1));
-    await page.keyboard.press('Enter');
+    await e2e.page.keyboard.press('Enter');
     const card = (await timelineOf(parentSession!.steps.length)).locator(`.step-card[data-index="${parent.index}"]`);
-    await card.waitFor({ state: 'visible', timeout: 30_000 });
+    await card.waitFor({ state: 'visible', timeout: UI_MS });
     const button = card.locator('.links button.link[data-relation="subagent"]');
     assert.equal(await button.innerText(), `↳ subagent: ${link.label}`);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-subagent-link.png') });
+    await screenshot(e2e.page, 'sessions-subagent-link');
     await button.click();
-    const subTab = page.locator('.tabs-container .tab', { hasText: path.basename(link.path!) }).first();
-    await subTab.waitFor({ state: 'visible', timeout: 30_000 });
+    const subTab = e2e.page.locator('.tabs-container .tab', { hasText: path.basename(link.path!) }).first();
+    await subTab.waitFor({ state: 'visible', timeout: UI_MS });
     const sub = (await loadFile(link.path!)).rollouts[0];
     const subTl = await timelineOf(sub.steps.length);
     const back = subTl.locator('header .rollout-links button.link[data-relation="parent"]');
-    await back.waitFor({ state: 'visible', timeout: 30_000 });
+    await back.waitFor({ state: 'visible', timeout: UI_MS });
     assert.match(await back.innerText(), /^↑ parent: /);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-subagent.png') });
+    await screenshot(e2e.page, 'sessions-subagent');
   });
 
   it('lines appended to an open session appear while Follow is on (the newest step in view)', async () => {
-    const file = path.join(home, '.claude', 'projects', claudeProjectDirName(workspace), `${SHORT}.jsonl`);
+    const file = path.join(home, '.claude', 'projects', claudeProjectDirName(e2e.workspace), `${SHORT}.jsonl`);
     const recs = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
     const before = (await loadFile(file)).rollouts[0].steps.length;
     await sessions.row('mix phx.server doesnt seem to start').click();
     const tl = await timelineOf(before);
     await tl.locator('button.follow-toggle').click();
-    await tl.locator('button.follow-toggle[aria-pressed="true"]').waitFor({ timeout: 30_000 });
+    await tl.locator('button.follow-toggle[aria-pressed="true"]').waitFor({ timeout: UI_MS });
     // The session goes on: the user asks again, the agent runs a command, its result comes back —
     // records shaped as the session's own (its last user and assistant records, new ids).
     const lastUser = [...recs].reverse().find((r) => r.type === 'user' && typeof r.message?.content === 'string');
@@ -232,10 +208,10 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
     await timelineOf(before + 2);
     console.log(`      the appended step showed ${((Date.now() - written) / 1000).toFixed(1)} s after it was written`);
     const card = tl.locator(`.step-card[data-index="${before + 1}"]`);
-    await card.waitFor({ state: 'visible', timeout: 30_000 });
+    await card.waitFor({ state: 'visible', timeout: UI_MS });
     assert.equal(await card.locator('.action-command.shell').innerText(), 'echo followed-by-e2e');
-    await waitUntil(async () => (await card.locator('pre.output').allInnerTexts()).join('').includes('followed-by-e2e'), 30_000, async () => 'the result of the appended call did not join its step');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-follow.png') });
+    await waitUntil(async () => (await card.locator('pre.output').allInnerTexts()).join('').includes('followed-by-e2e'), UI_MS, async () => 'the result of the appended call did not join its step');
+    await screenshot(e2e.page, 'sessions-follow');
   });
 
   it('Search Rollouts finds a command of a session recorded in the workspace and opens its step', async () => {
@@ -244,20 +220,20 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
     const plain = (c: string | null) => c !== null && /^[A-Za-z0-9 ._\/-]{12,60}$/.test(c);
     const step = parentSession!.steps.find((s) => s.actions.some((a) => a.kind === 'shell' && plain(a.command)))!;
     const command = step.actions.find((a) => a.kind === 'shell' && plain(a.command))!.command!;
-    await runCommand('Trajectory Inspector: Search Rollouts…');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search Rollouts' }).waitFor({ state: 'visible', timeout: 30_000 });
-    await page.locator('.quick-input-widget input').fill(`${command} in:command`);
-    await page.keyboard.press('Enter');
-    const search = viewPane(() => page, /^Search Rollouts/i);
+    await runCommand(e2e.page, 'Trajectory Inspector: Search Rollouts…');
+    await waitForQuickInputTitle(e2e.page, 'Search Rollouts');
+    await quickInput(e2e.page).fill(`${command} in:command`);
+    await e2e.page.keyboard.press('Enter');
+    const search = viewPane(() => e2e.page, /^Search Rollouts/i);
     await search.open({ alone: true });
     const hit = search.pane().locator('.monaco-list-row', { hasText: new RegExp(`^#${step.index + 1} command:`) }).first();
     await hit.waitFor({ state: 'visible', timeout: 60_000 }).catch(async () => {
       throw new Error(`no hit at step #${step.index + 1}: ${JSON.stringify(await search.pane().locator('.monaco-list-row').allInnerTexts())}`);
     });
-    await page.screenshot({ path: path.join(ARTIFACTS, 'sessions-search.png') });
+    await screenshot(e2e.page, 'sessions-search');
     await hit.click();
     const tl = await timelineOf(parentSession!.steps.length);
-    await waitUntil(async () => (await tl.locator('.step-card.selected').getAttribute('data-index').catch(() => null)) === String(step.index), 30_000,
+    await waitUntil(async () => (await tl.locator('.step-card.selected').getAttribute('data-index').catch(() => null)) === String(step.index), UI_MS,
       async () => `the timeline did not select step index ${step.index}`);
   });
 });

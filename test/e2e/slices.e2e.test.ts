@@ -10,9 +10,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { loadFile } from '../../src/core/load';
-import { ARTIFACTS, type CodeServer, closeSession, extensionWebview, makeTempDir, openSession, quickOpen, sample, saveFailureArtifacts, waitUntil } from './harness';
+import { e2eSuite, openTimeline, sample, screenshot, UI_MS, waitUntil } from './harness';
 
 const MINI = 'mini-swe-agent/harbor-rfc_mini-swe-agent-trajectory.json';
 const FILE = 'long-run-trajectory.json';
@@ -40,40 +39,21 @@ function writeLongTrajectory(file: string, steps: number): void {
 describe('e2e: a 10,000-step rollout is fetched in slices (issue 7)', function () {
   this.timeout(600_000);
 
-  let tmp: string;
-  let workspace: string;
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
-  const consoleLog: string[] = [];
-
-  before(async function () {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    tmp = makeTempDir('ti-e2e-slices-');
-    workspace = path.join(tmp, 'workspace');
-    fs.mkdirSync(workspace, { recursive: true });
-    const file = path.join(workspace, FILE);
-    writeLongTrajectory(file, STEPS);
-    // The real loader reads it as the test expects: 10,000 steps, the last output ending in its line.
-    const r = (await loadFile(file)).rollouts[0];
-    assert.equal(r.steps.length, STEPS);
-    assert.ok(r.steps[STEPS - 1].observations[0].output.includes(endLine(STEPS - 1)));
-    ({ server, browser, page } = await openSession(workspace, tmp, { consoleLog }));
-  });
-
-  afterEach(async function () {
-    await saveFailureArtifacts(this.currentTest, page, server, consoleLog, 'slices-');
-  });
-
-  after(async function () {
-    await closeSession(browser, server, tmp);
+  const e2e = e2eSuite({
+    name: 'slices',
+    prepare: async (workspace) => {
+      const file = path.join(workspace, FILE);
+      writeLongTrajectory(file, STEPS);
+      // The real loader reads it as the test expects: 10,000 steps, the last output ending in its line.
+      const r = (await loadFile(file)).rollouts[0];
+      assert.equal(r.steps.length, STEPS);
+      assert.ok(r.steps[STEPS - 1].observations[0].output.includes(endLine(STEPS - 1)));
+    },
   });
 
   it('opens as step heads and walks to the last step, which shows its full output', async () => {
-    await quickOpen(page, FILE);
-    const web = extensionWebview(page);
+    const web = await openTimeline(e2e.page, FILE);
     const stepCount = web.locator('#step-count');
-    await stepCount.waitFor({ state: 'visible', timeout: 120_000 });
     assert.match((await stepCount.innerText()).trim(), new RegExp(`^${STEPS} steps`));
     // Sliced mode: the marker, and what it says was sent up front against the whole rollout.
     assert.equal(await web.locator('main.timeline').getAttribute('data-sliced'), 'true');
@@ -92,7 +72,7 @@ describe('e2e: a 10,000-step rollout is fetched in slices (issue 7)', function (
 
     // The keyboard walks to the last step: End, then the card loads its content.
     await stepCount.click();
-    await page.keyboard.press('End');
+    await e2e.page.keyboard.press('End');
     const last = web.locator(`.step-card[data-index="${STEPS - 1}"]`);
     await waitUntil(async () => /\bselected\b/.test((await last.getAttribute('class')) ?? ''), 60_000,
       async () => `the last step is not selected: ${await web.locator('.step-card.selected').getAttribute('data-index').catch(() => 'none')}`);
@@ -101,7 +81,7 @@ describe('e2e: a 10,000-step rollout is fetched in slices (issue 7)', function (
         if (!(await last.count())) {
           // Known flake (closing note, session 3): while the slices around the end arrive the view
           // can drift up and the virtualizer drops the selected last card; End reveals it again.
-          await page.keyboard.press('End');
+          await e2e.page.keyboard.press('End');
           return false;
         }
         return (await last.locator('pre.output').allInnerTexts()).join('').includes(endLine(STEPS - 1));
@@ -111,11 +91,11 @@ describe('e2e: a 10,000-step rollout is fetched in slices (issue 7)', function (
     );
     assert.equal(await last.locator('.slice-loading').count(), 0);
     assert.ok((await last.locator('.action-command').innerText()).includes(`# step ${STEPS}`));
-    await page.screenshot({ path: path.join(ARTIFACTS, 'slices-last-step.png') });
+    await screenshot(e2e.page, 'slices-last-step');
     // k steps back onto a step fetched with it (same slice), full at once.
-    await page.keyboard.press('k');
+    await e2e.page.keyboard.press('k');
     const prev = web.locator(`.step-card[data-index="${STEPS - 2}"]`);
-    await waitUntil(async () => (await prev.locator('pre.output').allInnerTexts()).join('').includes(endLine(STEPS - 2)), 30_000,
+    await waitUntil(async () => (await prev.locator('pre.output').allInnerTexts()).join('').includes(endLine(STEPS - 2)), UI_MS,
       async () => `step ${STEPS - 1} never showed its full output`);
   });
 });

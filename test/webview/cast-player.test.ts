@@ -8,26 +8,14 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import type { Rollout } from '../../src/core/model';
 import { readCastMessage } from '../../src/host/castFile';
 import { rolloutMessage } from '../../src/host/present';
 import type { CastMessage, WebviewMessage } from '../../src/shared/protocol';
 import { sample } from '../unit/samples';
-import {
-  ARTIFACTS,
-  cspViolations,
-  finishPage,
-  launchChromium,
-  postToWebview,
-  sent,
-  startHarness,
-  waitForReady,
-  watchProblems,
-  type Harness,
-  type PageProblems,
-} from './harness';
+import { ARTIFACTS, cspViolations, postToWebview, sent, webviewSuite } from './harness';
 
 /** TB1 trial: commands.txt + sessions/agent.cast with `i` events (the steps' castTime). */
 const TB1_TRIAL = 'tb1/lcbpro-1983a_with-agent-logs';
@@ -70,12 +58,10 @@ function plain(data: string): string {
 }
 
 describe('webview: terminal player and reference labels', function () {
-  this.timeout(90_000);
+  this.timeout(120_000);
+  const wv = webviewSuite();
 
-  let harness: Harness;
-  let browser: Browser;
   let page: Page;
-  let problems: PageProblems;
   let tb1: LoadedFile;
   let tb1Rollout: Rollout;
   let castFile: string;
@@ -86,25 +72,10 @@ describe('webview: terminal player and reference labels', function () {
     tb1Rollout = tb1.rollouts[0];
     castFile = path.join(sample(TB1_TRIAL), 'sessions', 'agent.cast');
     events = rawEvents(castFile);
-    harness = await startHarness();
-    browser = await launchChromium();
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-  });
-
-  after(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
-
-  afterEach(async function () {
-    await finishPage(this, page, problems);
   });
 
   async function open(size = { width: 1200, height: 950 }): Promise<Page> {
-    const p = await browser.newPage({ viewport: size });
-    problems = watchProblems(p);
-    await p.goto(harness.url);
-    await waitForReady(p);
+    const p = await wv.open(size);
     return p;
   }
 
@@ -381,11 +352,11 @@ describe('webview: terminal player and reference labels', function () {
     assert.equal(state.playerCollapsed, true);
     assert.equal(state.playerSpeed, 2);
     await page.close();
-    harness.setInitialState(state);
+    wv.harness.setInitialState(state);
     try {
       page = await open();
     } finally {
-      harness.setInitialState(null);
+      wv.harness.setInitialState(null);
     }
     await showWithCast(page, tb1);
     assert.equal(await page.locator('ti-player').getAttribute('collapsed'), '');

@@ -5,68 +5,20 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { loadFile } from '../../src/core/load';
 import type { Rollout } from '../../src/core/model';
 import { compareHtml, compareMessage, groupMessage } from '../../src/host/compare/compareView';
-import { makeNonce } from '../../src/host/present';
 import type { CompareHostMessage } from '../../src/shared/compareProtocol';
 import { sample, sampleJson, tmpDir } from '../unit/samples';
-import { ARTIFACTS, REPO_ROOT, launchChromium, watchProblems, type PageProblems } from './harness';
+import { ARTIFACTS, REPO_ROOT, launchChromium, startHarness, watchProblems, type Harness, type PageProblems } from './harness';
 
 declare const window: any;
 declare const document: any;
 
 const BUNDLE = path.join(REPO_ROOT, 'dist', 'compare.js');
 const SWE = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
-
-/** Serves the compare page (real CSP) with a fake acquireVsCodeApi recording what it posts. */
-async function serve(): Promise<{ url: string; close: () => Promise<void> }> {
-  if (!fs.existsSync(BUNDLE)) throw new Error(`compare bundle missing: ${BUNDLE} (run \`npm run build\`)`);
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const origin = `http://${req.headers.host}`;
-    if (url.pathname === '/') {
-      const nonce = makeNonce();
-      const fake = `<script nonce="${nonce}">
-        window.__sent = []; window.__csp = [];
-        document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + (e.blockedURI || '')));
-        window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__sent.push(JSON.parse(JSON.stringify(m))), getState: () => undefined, setState: () => undefined });
-      </script>`;
-      const page = compareHtml({ cspSource: origin, nonce, scriptUri: `${origin}/dist/compare.js`, styleUri: `${origin}/media/timeline.css` }).replace(
-        '<title>',
-        `<link rel="stylesheet" href="${origin}/theme.css" nonce="${nonce}">\n${fake}\n<title>`,
-      );
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(page);
-      return;
-    }
-    const files: Record<string, [string, string]> = {
-      '/dist/compare.js': [BUNDLE, 'text/javascript'],
-      '/media/timeline.css': [path.join(REPO_ROOT, 'media', 'timeline.css'), 'text/css'],
-      '/theme.css': [path.join(__dirname, 'theme-dark.css'), 'text/css'],
-    };
-    const f = files[url.pathname];
-    if (url.pathname === '/favicon.ico') {
-      res.writeHead(204);
-      res.end();
-      return;
-    }
-    if (!f) {
-      res.writeHead(404);
-      res.end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': f[1] });
-    fs.createReadStream(f[0]).pipe(res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 async function copyOf(edit: (j: any) => void): Promise<{ file: string; rollout: Rollout }> {
   const j = sampleJson(SWE);
@@ -77,14 +29,15 @@ async function copyOf(edit: (j: any) => void): Promise<{ file: string; rollout: 
 }
 
 describe('webview: compare page', function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   let browser: Browser;
-  let srv: Awaited<ReturnType<typeof serve>>;
+  let srv: Harness;
   let page: Page;
   let problems: PageProblems;
 
   before(async () => {
-    srv = await serve();
+    // The compare page (its own bundle and shell, the real CSP), with the fake acquireVsCodeApi.
+    srv = await startHarness({ bundle: BUNDLE, shell: compareHtml });
     browser = await launchChromium();
   });
   after(async () => {

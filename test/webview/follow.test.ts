@@ -12,14 +12,14 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { JsonlFollower } from '../../src/core/follow';
 import { rolloutMessage, rolloutUpdateMessage } from '../../src/host/present';
 import { StepSlices } from '../../src/host/stepSlices';
 import type { LabelsMessage, LiveInfo, RolloutMessage } from '../../src/shared/protocol';
 import { tmpDir } from '../unit/samples';
 import { session, toJsonl } from '../unit/v1Session';
-import { ARTIFACTS, finishPage, launchChromium, postToWebview, sent, startHarness, waitForReady, watchProblems, type Harness, type PageProblems } from './harness';
+import { ARTIFACTS, postToWebview, sent, webviewSuite } from './harness';
 import { postJson, serveSlices } from './sliceHost';
 
 declare const window: any;
@@ -76,29 +76,11 @@ class FollowHost {
 
 describe('webview: live follow (issue 13)', function () {
   this.timeout(120_000);
-  let harness: Harness;
-  let browser: Browser;
+  const wv = webviewSuite({ prefix: 'follow-', dialogs: true });
   let page: Page;
-  let problems: PageProblems;
-
-  before(async () => {
-    harness = await startHarness();
-    browser = await launchChromium();
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-  });
-  after(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
-  afterEach(async function () {
-    await finishPage(this, page, problems, { prefix: 'follow-', dialogs: true });
-  });
 
   async function open(): Promise<Page> {
-    const p = await browser.newPage({ viewport: { width: 1100, height: 800 } });
-    problems = watchProblems(p);
-    await p.goto(harness.url);
-    await waitForReady(p);
+    const p = await wv.open({ width: 1100, height: 800 });
     return p;
   }
 

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { makeNonce, timelineHtml } from '../../src/host/present';
 import type { HostMessage, WebviewMessage } from '../../src/shared/protocol';
+import { WAIT_MS } from '../wait';
 
 // page.evaluate callbacks run in Chromium; this program is type-checked without the DOM lib.
 declare const window: any;
@@ -22,11 +23,26 @@ export const ARTIFACTS = path.join(REPO_ROOT, '.test-artifacts', 'webview');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const BUNDLE = process.env.WEBVIEW_BUNDLE ?? path.join(REPO_ROOT, 'dist', 'webview.js');
 
+/** The files a harness page loads besides its bundle. */
 const FILES: Record<string, { file: string; type: string }> = {
-  '/dist/webview.js': { file: BUNDLE, type: 'text/javascript' },
   '/media/timeline.css': { file: path.join(REPO_ROOT, 'media', 'timeline.css'), type: 'text/css' },
   '/test/theme-dark.css': { file: path.join(__dirname, 'theme-dark.css'), type: 'text/css' },
 };
+
+/** What the extension's HTML shell of a webview is built from (present.ts `timelineHtml`, compareView.ts `compareHtml`). */
+export interface ShellParams {
+  cspSource: string;
+  nonce: string;
+  scriptUri: string;
+  styleUri: string;
+}
+
+export interface HarnessOptions {
+  /** The page's bundle (default BUNDLE, the timeline's), served as /dist/<its name>. */
+  bundle?: string;
+  /** The extension's HTML shell for it (default `timelineHtml`). */
+  shell?: (p: ShellParams) => string;
+}
 
 /** The fake host API, installed before the bundle runs (an inline script allowed by the nonce). */
 function fakeApiScript(nonce: string, initialState: unknown): string {
@@ -57,19 +73,26 @@ export interface Harness {
   setInitialState(state: unknown): void;
 }
 
-/** Starts the static server for the harness page and its resources on 127.0.0.1. */
-export async function startHarness(): Promise<Harness> {
-  if (!fs.existsSync(BUNDLE)) throw new Error(`webview bundle missing: ${BUNDLE} (run \`npm run build\`)`);
+/**
+ * Starts the static server for the harness page and its resources on 127.0.0.1: the extension's
+ * HTML shell of a webview (the timeline's, or `o.shell` for `o.bundle`) with its CSP, the dark
+ * theme's variables and the fake `acquireVsCodeApi`.
+ */
+export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
+  const bundle = o.bundle ?? BUNDLE;
+  const shell = o.shell ?? timelineHtml;
+  if (!fs.existsSync(bundle)) throw new Error(`webview bundle missing: ${bundle} (run \`npm run build\`)`);
+  const bundlePath = `/dist/${path.basename(bundle)}`;
   let initialState: unknown = null;
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const origin = `http://${req.headers.host}`;
     if (url.pathname === '/') {
       const nonce = makeNonce();
-      let page = timelineHtml({
+      let page = shell({
         cspSource: origin,
         nonce,
-        scriptUri: `${origin}/dist/webview.js`,
+        scriptUri: `${origin}${bundlePath}`,
         styleUri: `${origin}/media/timeline.css`,
       });
       // The theme stands in for the variables VS Code injects; the fake API for acquireVsCodeApi.
@@ -81,7 +104,7 @@ export async function startHarness(): Promise<Harness> {
       res.end(page);
       return;
     }
-    const f = FILES[url.pathname];
+    const f = url.pathname === bundlePath ? { file: bundle, type: 'text/javascript' } : FILES[url.pathname];
     if (url.pathname === '/favicon.ico') {
       res.writeHead(204);
       res.end();
@@ -179,4 +202,65 @@ export async function finishPage(
     assert.deepEqual(await cspViolations(page), [], 'the page violated its CSP');
   }
   await page.close();
+}
+
+/** The webview config the tests post with a rollout (what the host reads from the settings). */
+export const TEST_CONFIG = { collapseOutputLines: 20 };
+
+/** What a webview suite's hooks set up (read inside hooks and tests). */
+export interface WebviewSuite {
+  readonly harness: Harness;
+  readonly browser: Browser;
+  /** Problems of the page `open` opened last. */
+  readonly problems: PageProblems;
+  /**
+   * Opens a fresh harness page (viewport `size`, default 1100×900) and waits for the ready
+   * handshake; `afterEach` finishes it (finishPage) unless the test closed it. Playwright's default wait is WAIT_MS here.
+   */
+  open(size?: { width: number; height: number }): Promise<Page>;
+}
+
+/**
+ * Registers the hooks every webview suite shares (call it at the top of a `describe`): `before`
+ * starts the harness server and Chromium, `afterEach` runs `beforeFinish` and then finishes each
+ * page `open` opened in the test and the test left open (finishPage with `o`), `after` closes both.
+ */
+export function webviewSuite(o: { prefix?: string; perTest?: boolean; dialogs?: boolean; beforeFinish?: () => Promise<void> } = {}): WebviewSuite {
+  let harness: Harness | undefined;
+  let browser: Browser | undefined;
+  /** The pages `open` opened in the current test, the last one last. */
+  let opened: { page: Page; problems: PageProblems }[] = [];
+  const need = <T>(v: T | undefined, what: string): T => {
+    if (v === undefined) throw new Error(`the webview suite has no ${what} yet (read it inside a hook or a test)`);
+    return v;
+  };
+  before(async () => {
+    harness = await startHarness();
+    browser = await launchChromium();
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+  });
+  afterEach(async function () {
+    await o.beforeFinish?.();
+    const pages = opened;
+    opened = [];
+    // A page the test closed itself has nothing left to check.
+    for (const p of pages) if (!p.page.isClosed()) await finishPage(this, p.page, p.problems, o);
+  });
+  after(async () => {
+    await browser?.close();
+    await harness?.close();
+  });
+  return {
+    get harness() { return need(harness, 'harness'); },
+    get browser() { return need(browser, 'browser'); },
+    get problems() { return need(opened[opened.length - 1], 'page').problems; },
+    async open(size = { width: 1100, height: 900 }) {
+      const page = await need(browser, 'browser').newPage({ viewport: size });
+      page.setDefaultTimeout(WAIT_MS);
+      opened.push({ page, problems: watchProblems(page) });
+      await page.goto(need(harness, 'harness').url);
+      await waitForReady(page);
+      return page;
+    },
+  };
 }

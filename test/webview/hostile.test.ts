@@ -34,7 +34,7 @@ function hostileCast(dir: string, width = 80, height = 24): string {
 }
 
 describe('webview: untrusted recordings and headers', function () {
-  this.timeout(90_000);
+  this.timeout(120_000);
   let harness: Harness;
   let browser: Browser;
   let page: Page;

@@ -8,24 +8,13 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import { LabelSession } from '../../src/host/labelSession';
 import { rolloutMessage } from '../../src/host/present';
 import type { LabelsMessage, WebviewMessage } from '../../src/shared/protocol';
 import { sample } from '../unit/samples';
-import {
-  ARTIFACTS,
-  finishPage,
-  launchChromium,
-  postToWebview,
-  sent,
-  startHarness,
-  waitForReady,
-  watchProblems,
-  type Harness,
-  type PageProblems,
-} from './harness';
+import { ARTIFACTS, postToWebview, sent, webviewSuite } from './harness';
 
 /** SWE-agent 0.7: system, user, then 14 agent steps. */
 const SWE_AGENT = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
@@ -39,12 +28,18 @@ declare function getComputedStyle(el: unknown): { backgroundImage: string };
 type LabelRequest = Extract<WebviewMessage, { type: 'setLabel' | 'markFirstError' | 'undoLabel' | 'redoLabel' }>;
 
 describe('webview: labelling', function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
+  const wv = webviewSuite({
+    prefix: 'labels-',
+    dialogs: true,
+    // The host loop stops before the page closes.
+    beforeFinish: async () => {
+      await stopHost?.();
+      stopHost = null;
+    },
+  });
 
-  let harness: Harness;
-  let browser: Browser;
   let page: Page;
-  let problems: PageProblems;
   let swe: LoadedFile;
   let tmp: string;
   let session: LabelSession;
@@ -52,14 +47,6 @@ describe('webview: labelling', function () {
 
   before(async () => {
     swe = await loadFile(sample(SWE_AGENT));
-    harness = await startHarness();
-    browser = await launchChromium();
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-  });
-
-  after(async () => {
-    await browser?.close();
-    await harness?.close();
   });
 
   beforeEach(async () => {
@@ -67,12 +54,7 @@ describe('webview: labelling', function () {
     session = await LabelSession.open(path.join(tmp, '.trajectory-labels', 'run.traj.labels.jsonl'), ME, swe.rollouts);
   });
 
-  afterEach(async function () {
-    await stopHost?.();
-    stopHost = null;
-    if (page) {
-      await finishPage(this, page, problems, { prefix: 'labels-', dialogs: true });
-    }
+  afterEach(() => {
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -81,10 +63,7 @@ describe('webview: labelling', function () {
   const TALL = { width: 1100, height: 2600 };
 
   async function open(size = { width: 1100, height: 900 }): Promise<Page> {
-    const p = await browser.newPage({ viewport: size });
-    problems = watchProblems(p);
-    await p.goto(harness.url);
-    await waitForReady(p);
+    const p = await wv.open(size);
     await postToWebview(p, rolloutMessage(swe, 0, null, CONFIG));
     await p.locator('.step-card').first().waitFor();
     await postToWebview(p, session.message(0, swe.rollouts[0].id, null));
@@ -434,10 +413,7 @@ describe('webview: labelling', function () {
     const bob = await LabelSession.open(path.join(tmp, 'apb.labels.jsonl'), 'bob', apb.rollouts);
     await bob.run({ kind: 'apply', changes: [{ rolloutId: r.id, stepIndex: agent[0], value: 0, note: 'the query is fine, the ranking is not' }] });
     await s.reload();
-    page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
-    problems = watchProblems(page);
-    await page.goto(harness.url);
-    await waitForReady(page);
+    page = await wv.open({ width: 1100, height: 700 });
     await postToWebview(page, rolloutMessage(apb, 0, null, CONFIG));
     await page.locator('.step-card').first().waitFor();
     await postToWebview(page, s.message(0, r.id, null));

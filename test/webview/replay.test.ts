@@ -6,36 +6,22 @@
  * Show diff.
  */
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import { buildPlan } from '../../src/core/replay/plan';
 import { rolloutMessage } from '../../src/host/present';
 import type { ReplayStateMessage } from '../../src/shared/protocol';
 import { sample } from '../unit/samples';
-import {
-  ARTIFACTS,
-  finishPage,
-  launchChromium,
-  postToWebview,
-  sent,
-  startHarness,
-  waitForReady,
-  watchProblems,
-  type Harness,
-  type PageProblems,
-} from './harness';
+import { ARTIFACTS, postToWebview, sent, webviewSuite } from './harness';
 
 const SWE = 'swe-agent/6e44b9__sweagenttestrepo-1c2844.traj';
 declare function getComputedStyle(el: unknown): { backgroundColor: string; opacity: string };
 
 describe('webview: replay controls', function () {
-  this.timeout(60_000);
-  let harness: Harness;
-  let browser: Browser;
+  this.timeout(120_000);
+  const wv = webviewSuite({ prefix: 'replay', perTest: false, dialogs: true });
   let page: Page;
-  let problems: PageProblems;
   let swe: LoadedFile;
   let base: ReplayStateMessage;
 
@@ -47,24 +33,11 @@ describe('webview: replay controls', function () {
       type: 'replayState', rolloutIndex: 0, rolloutId: r.id, available: true, reason: null, phase: 'idle', image: plan.image, mode: plan.mode, next: null,
       replayable: [...new Set(plan.steps.filter((s) => s.replayable).map((s) => s.stepIndex))], steps: [], firstDivergence: null, message: null, canStepBack: false,
     };
-    harness = await startHarness();
-    browser = await launchChromium();
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-  });
-  after(async () => {
-    await browser?.close();
-    await harness?.close();
   });
   beforeEach(async () => {
-    page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-    problems = watchProblems(page);
-    await page.goto(harness.url);
-    await waitForReady(page);
+    page = await wv.open();
     await postToWebview(page, rolloutMessage(swe, 0, null, { collapseOutputLines: 20 }));
     await page.locator('.step-card').first().waitFor();
-  });
-  afterEach(async function () {
-    await finishPage(this, page, problems, { prefix: 'replay', perTest: false, dialogs: true });
   });
 
   it('unavailable (untrusted workspace): the bar says why and offers no control', async () => {

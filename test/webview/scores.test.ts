@@ -6,27 +6,15 @@
  * score; scores of another rollout are dropped.
  */
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import { toScoreRollout } from '../../src/core/scoring/input';
 import { rolloutMessage } from '../../src/host/present';
 import type { ScoresMessage } from '../../src/shared/protocol';
 import { scoreRollout } from '../../src/scorers/builtin/rules';
 import { sample } from '../unit/samples';
-import {
-  ARTIFACTS,
-  finishPage,
-  launchChromium,
-  postToWebview,
-  sent,
-  startHarness,
-  waitForReady,
-  watchProblems,
-  type Harness,
-  type PageProblems,
-} from './harness';
+import { ARTIFACTS, postToWebview, sent, webviewSuite } from './harness';
 
 const SWE_AGENT = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
 
@@ -35,12 +23,10 @@ declare const document: any;
 declare function getComputedStyle(el: unknown): { backgroundColor: string };
 
 describe('webview: step scores', function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
+  const wv = webviewSuite({ prefix: 'scores-' });
 
-  let harness: Harness;
-  let browser: Browser;
   let page: Page;
-  let problems: PageProblems;
   let swe: LoadedFile;
   let scores: ScoresMessage;
 
@@ -59,25 +45,10 @@ describe('webview: step scores', function () {
       cached: false,
       error: null,
     };
-    harness = await startHarness();
-    browser = await launchChromium();
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-  });
-
-  after(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
-
-  afterEach(async function () {
-    await finishPage(this, page, problems, { prefix: 'scores-' });
   });
 
   async function open(): Promise<Page> {
-    const p = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-    problems = watchProblems(p);
-    await p.goto(harness.url);
-    await waitForReady(p);
+    const p = await wv.open({ width: 1100, height: 900 });
     await postToWebview(p, rolloutMessage(swe, 0, null, { collapseOutputLines: 20 }));
     await p.locator('.step-card').first().waitFor();
     return p;

@@ -9,12 +9,12 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import type { Step } from '../../src/core/model';
 import { rolloutMessage } from '../../src/host/present';
 import { censusFile, tmpDir } from '../unit/samples';
-import { finishPage, launchChromium, postToWebview, sent, startHarness, waitForReady, watchProblems, type Harness, type PageProblems } from './harness';
+import { postToWebview, sent, webviewSuite } from './harness';
 
 const SID = '258c7280-ae70-4798-800f-63464d01a85d';
 const CONFIG = { collapseOutputLines: 20 };
@@ -23,11 +23,9 @@ declare const window: any;
 declare const document: any;
 
 describe('webview: coding-agent sessions (real Claude Code session)', function () {
-  this.timeout(60_000);
-  let harness: Harness;
-  let browser: Browser;
+  this.timeout(120_000);
+  const wv = webviewSuite({ prefix: 'sessions' });
   let page: Page;
-  let problems: PageProblems;
   let withSub: LoadedFile;
   let alone: LoadedFile;
 
@@ -39,22 +37,10 @@ describe('webview: coding-agent sessions (real Claude Code session)', function (
     fs.copyFileSync(censusFile('claude-code/258c7280_subagents_agent-a881341.jsonl'), path.join(dir, SID, 'subagents', 'agent-a881341.jsonl'));
     withSub = await loadFile(main);
     alone = await loadFile(censusFile(`claude-code/${SID}.jsonl`));
-    harness = await startHarness();
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
-  afterEach(async function () {
-    await finishPage(this, page, problems, { prefix: 'sessions' });
   });
 
   async function open(): Promise<Page> {
-    const p = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-    problems = watchProblems(p);
-    await p.goto(harness.url);
-    await waitForReady(p);
+    const p = await wv.open({ width: 1100, height: 900 });
     return p;
   }
 

@@ -9,16 +9,15 @@
  * own ("end of step N output") that only the full step holds.
  */
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import type { Rollout } from '../../src/core/model';
 import { rolloutMessage } from '../../src/host/present';
 import { StepSlices } from '../../src/host/stepSlices';
 import type { RolloutMessage, StepSliceMessage } from '../../src/shared/protocol';
 import { sample } from '../unit/samples';
-import { ARTIFACTS, finishPage, launchChromium, postToWebview, sent, startHarness, waitForReady, watchProblems, type Harness, type PageProblems } from './harness';
+import { ARTIFACTS, postToWebview, sent, webviewSuite } from './harness';
 import { postJson, serveSlices, type SliceHost } from './sliceHost';
 
 const SWE_AGENT = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
@@ -44,11 +43,9 @@ function longRollout(r: Rollout, n: number): Rollout {
 
 describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
   this.timeout(120_000);
+  const wv = webviewSuite({ prefix: 'slices-', dialogs: true });
 
-  let harness: Harness;
-  let browser: Browser;
   let page: Page;
-  let problems: PageProblems;
   let swe: LoadedFile;
   let big: Rollout;
   let whole: RolloutMessage;
@@ -59,25 +56,10 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     big = longRollout(swe.rollouts[0], N);
     whole = rolloutMessage({ ...swe, rollouts: [big] }, 0, null, CONFIG);
     sliced = new StepSlices().present(whole);
-    harness = await startHarness();
-    browser = await launchChromium();
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-  });
-
-  after(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
-
-  afterEach(async function () {
-    await finishPage(this, page, problems, { prefix: 'slices-', dialogs: true });
   });
 
   async function open(): Promise<{ p: Page; host: SliceHost }> {
-    const p = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-    problems = watchProblems(p);
-    await p.goto(harness.url);
-    await waitForReady(p);
+    const p = await wv.open({ width: 1100, height: 900 });
     return { p, host: await serveSlices(p, big) };
   }
 
@@ -244,11 +226,11 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     assert.ok(Math.abs(anchorTop - state.scrollStepTop) <= 2, `the top card at ${anchorTop}, saved ${state.scrollStepTop}`);
     await page.close();
 
-    harness.setInitialState(state);
+    wv.harness.setInitialState(state);
     try {
       ({ p: page, host } = await open());
     } finally {
-      harness.setInitialState(null);
+      wv.harness.setInitialState(null);
     }
     await postJson(page, sliced);
     await waitFull(7000);

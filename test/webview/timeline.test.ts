@@ -7,25 +7,14 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { RolloutLoadError } from '../../src/core/errors';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import type { Rollout } from '../../src/core/model';
 import { errorToMessage, rolloutMessage } from '../../src/host/present';
 import type { RolloutMessage, WebviewMessage } from '../../src/shared/protocol';
 import { sample } from '../unit/samples';
-import {
-  ARTIFACTS,
-  finishPage,
-  launchChromium,
-  postToWebview,
-  sent,
-  startHarness,
-  waitForReady,
-  watchProblems,
-  type Harness,
-  type PageProblems,
-} from './harness';
+import { ARTIFACTS, postToWebview, sent, webviewSuite } from './harness';
 
 /** SWE-agent 0.7 trajectory: 16 steps, shell commands and long outputs (pip install). */
 const SWE_AGENT = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
@@ -57,32 +46,19 @@ function withOutput(file: LoadedFile, index: number, output: string): LoadedFile
 }
 
 describe('webview: timeline', function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
+  const wv = webviewSuite({ dialogs: true });
 
-  let harness: Harness;
-  let browser: Browser;
   let page: Page;
-  let problems: PageProblems;
   let swe: LoadedFile;
 
   before(async () => {
     swe = await loadFile(sample(SWE_AGENT));
-    harness = await startHarness();
-    browser = await launchChromium();
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-  });
-
-  after(async () => {
-    await browser?.close();
-    await harness?.close();
   });
 
   /** Opens a fresh harness page and waits for the ready handshake. */
   async function open(size = { width: 1100, height: 900 }): Promise<Page> {
-    const p = await browser.newPage({ viewport: size });
-    problems = watchProblems(p);
-    await p.goto(harness.url);
-    await waitForReady(p);
+    const p = await wv.open(size);
     return p;
   }
 
@@ -97,10 +73,6 @@ describe('webview: timeline', function () {
     const sel = p.locator('.step-card.selected');
     return Promise.all((await sel.all()).map((e) => e.getAttribute('data-index').then((v) => v ?? '')));
   }
-
-  afterEach(async function () {
-    await finishPage(this, page, problems, { dialogs: true });
-  });
 
   it('posts ready first, with no state on a first open', async () => {
     page = await open();
@@ -242,7 +214,7 @@ describe('webview: timeline', function () {
     });
     assert.deepEqual(created, [], 'no element was created from file content');
     await page.waitForTimeout(200);
-    assert.deepEqual(problems.dialogs, []);
+    assert.deepEqual(wv.problems.dialogs, []);
   });
 
   it('colours ANSI output: theme colours as classes, 256/RGB colours via CSSOM, escapes removed', async () => {
@@ -418,11 +390,11 @@ describe('webview: timeline', function () {
     assert.ok(typeof scrollY === 'number' && scrollY > 0, `scrollY kept: ${scrollY}`);
     await page.close();
 
-    harness.setInitialState(state);
+    wv.harness.setInitialState(state);
     try {
       page = await open();
     } finally {
-      harness.setInitialState(null);
+      wv.harness.setInitialState(null);
     }
     assert.deepEqual((await sent(page))[0], { type: 'ready', state });
     await show(page, swe);

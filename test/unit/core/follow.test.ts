@@ -20,6 +20,7 @@ import { makeStep, unknownOutcome, type Rollout, type Step } from '../../../src/
 import { nodeFiles } from '../../../src/core/nodeFiles';
 import { censusFile, tmpDir } from '../samples';
 import { session, v1Events } from '../v1Session';
+import { WAIT_MS, waitUntil } from '../../wait';
 
 const jsonl = (evs: any[], eol = '\n'): string => evs.map((e) => JSON.stringify(e)).join(eol) + eol;
 
@@ -370,10 +371,11 @@ describe('core/follow FollowLoop', () => {
     const results: FollowResult[] = [];
     const loop = new FollowLoop(fake, (r) => results.push(r), { minGapMs: 10 });
     for (let i = 0; i < 50; i++) loop.poke();
-    await new Promise((r) => setTimeout(r, 200));
+    await waitUntil(() => fake.caughtUp && results.length === reads, WAIT_MS, () => `the loop did not catch up: ${reads} reads`);
     assert.equal(reads, 3, 'three slices, the 50 pokes coalesced');
     for (let i = 0; i < 20; i++) loop.poke();
-    await new Promise((r) => setTimeout(r, 100));
+    await waitUntil(() => results.length === 4, WAIT_MS, () => `no read for the burst after catching up: ${reads} reads`);
+    await new Promise((r) => setTimeout(r, 100)); // a read too many would start within the 10 ms gap
     assert.equal(reads, 4, 'one read for a burst after catching up');
     loop.close();
     loop.poke();

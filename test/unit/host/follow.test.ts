@@ -18,6 +18,7 @@ import { rolloutChars, stepHead } from '../../../src/shared/stepHeads';
 import { StepStore } from '../../../webview/stepStore';
 import { tmpDir } from '../samples';
 import { session, toJsonl } from '../v1Session';
+import { WAIT_MS, waitUntil } from '../../wait';
 
 const LIVE: LiveInfo = { mode: 'stream', state: 'live', bytes: 10, size: 10 };
 
@@ -111,7 +112,7 @@ describe('live follow: host and webview parts', () => {
     liveFiles.set('/x/s.jsonl', b, loaded);
     liveFiles.set('/x/s.jsonl', a, loaded);
     assert.equal(told.length, 1, 'the first change at once, the next ones coalesced');
-    await new Promise((r) => setTimeout(r, LIVE_NOTIFY_MS + 100));
+    await waitUntil(() => told.length >= 2, LIVE_NOTIFY_MS + WAIT_MS, () => 'the coalesced change was never told');
     assert.equal(told.length, 2);
     assert.equal(liveFiles.get('/x/s.jsonl'), loaded);
     liveFiles.release('/x/s.jsonl', a);

@@ -97,7 +97,7 @@ describe('labels/conflicts: dataset records whose labels contradict each other',
   });
 
   it('the CLI: export reports the count, --conflicts fail exits 1 writing nothing, a bad policy is a usage error', function () {
-    this.timeout(60_000);
+    this.timeout(180_000); // CLI processes on a loaded machine
     const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
     if (!fs.existsSync(CLI)) this.skip();
     const dir = tmpDir();

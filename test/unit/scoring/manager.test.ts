@@ -72,7 +72,8 @@ function alive(pid: number | undefined): boolean {
 }
 
 describe('scorer client and manager', function () {
-  this.timeout(40_000);
+  // Starts scorer processes: a loaded 2-core machine needs far longer than an idle one.
+  this.timeout(180_000);
   afterEach(async () => {
     await Promise.all(managers.splice(0).map((m) => m.dispose()));
   });

@@ -41,7 +41,8 @@ function unicodeRollout(id: string): ScoreRollout {
 }
 
 describe('scorer wire encoding (ASCII-only JSON)', function () {
-  this.timeout(40_000);
+  // Starts scorer processes: a loaded 2-core machine needs far longer than an idle one.
+  this.timeout(180_000);
 
   it('asciiJson is pure ASCII and parses to what JSON.stringify parses to', () => {
     const values: unknown[] = [
