@@ -68,17 +68,22 @@ export function readsInThread(file: string, size: number): boolean {
  * @param opts.supersede an owner (e.g. a timeline panel): a newer load with the same owner cancels
  *   this one if it is still running (it then fails with LoadCancelledError)
  * @param opts.signal cancels the load (LoadCancelledError)
+ * @param opts.size the file's size in bytes when the caller has just read it (no second `stat`);
+ *   null: the path could not be read (the load says why); absent: read here
  * @throws RolloutLoadError | UnknownFormatError (as core loadFile), LoadWorkerError, LoadCancelledError
  */
-export async function loadRolloutFile(file: string, opts: { supersede?: object; signal?: AbortSignal } = {}): Promise<LoadedFile> {
+export async function loadRolloutFile(file: string, opts: { supersede?: object; signal?: AbortSignal; size?: number | null } = {}): Promise<LoadedFile> {
   const workers = pool;
   if (!workers) return loadFile(file);
-  let size: number;
-  try {
-    size = (await fs.stat(file)).size;
-  } catch {
-    return loadFile(file); // it says what is wrong with the path
+  let size = opts.size;
+  if (size === undefined) {
+    try {
+      size = (await fs.stat(file)).size;
+    } catch {
+      size = null;
+    }
   }
+  if (size === null) return loadFile(file); // it says what is wrong with the path
   if (readsInThread(file, size)) return loadFile(file);
   let ac: AbortController | undefined;
   if (opts.supersede) {

@@ -14,7 +14,7 @@
  * U / Ctrl+Shift+Z / Ctrl+Y redo, Enter: on a step the user has labelled, go to the next
  * unlabelled step; on an unlabelled one, expand/collapse it (its old meaning). A label key writes
  * at once (the host appends it to the journal), so nothing is pending and nothing can be lost by
- * moving on without Enter. Each key is also a command (the host sends `labelAction`).
+ * moving on without Enter. Each key is also a command (the host sends `runLabelAction`).
  *
  * Live follow: a file that grows gets `rolloutUpdate` messages (new steps appended, changed
  * last steps replaced; nothing else is rendered again, so the selection, expanded cards, scroll
@@ -34,7 +34,6 @@ import type { Rollout, Step } from '../../src/shared/model';
 import type { CurrentLabel, LabelValue } from '../../src/shared/model';
 import {
   PLAYER_SPEEDS,
-  type CastMessage,
   type HostMessage,
   type LabelAction,
   type LabelsMessage,
@@ -43,10 +42,10 @@ import {
   type RolloutUpdateMessage,
   type PersistedState,
   type RolloutMessage,
-  type ScoresMessage,
-  type StepScoreView,
   type ViewConfig,
 } from '../../src/shared/protocol';
+import type { CastMessage } from '../../src/shared/castProtocol';
+import type { ScoresMessage, StepScoreView } from '../../src/shared/scoresProtocol';
 import { stepAtTime, stepMarks, type StepMark } from '../cast';
 import { formatCost, formatCount, formatDuration, formatReward, parseTime, stepGist } from '../format';
 import { indexLabels, isLabelled, labelProgress, labelTitle, labelableSteps, nextUnlabelled, nextVerdict, propagatedFrom, valueText, type LabelIndex, type SentChange } from '../labels';
@@ -57,7 +56,8 @@ import { linkText, type TiStepCard } from './ti-step-card';
 import './ti-step-card';
 import './ti-replay-bar';
 import { outcomeText, resolvedWord } from '../../src/shared/outcome';
-import { PICKER_MAX, pickerPositions, type ReplayStateMessage } from '../../src/shared/protocol';
+import { PICKER_MAX, pickerPositions } from '../../src/shared/protocol';
+import type { ReplayStateMessage } from '../../src/shared/replayProtocol';
 import type { StepReplay } from './ti-step-card';
 import './ti-heatstrip';
 import './ti-scrollmarks';
@@ -916,16 +916,16 @@ export class TiApp extends LitElement {
           if (st && st.rolloutId === m.rollout.id) {
             this.selected = st.selectedStep !== null && st.selectedStep < count ? st.selectedStep : null;
             this.expanded = new Set(st.expanded.filter((i) => i < count));
-            this.follow = st.follow === true && m.selectStep === null && m.live !== undefined;
+            this.follow = st.follow === true && m.revealStep === null && m.live !== undefined;
             if (this.follow) {
               // Follow was on: back at the end, which may have grown meanwhile.
-            } else if (m.sliced && st.scrollStep !== undefined && st.scrollStep < count && m.selectStep === null) this.pendingAnchor = { index: st.scrollStep, top: st.scrollStepTop ?? 0 };
-            else if (st.scrollY !== undefined && m.selectStep === null) this.pendingScrollY = st.scrollY;
+            } else if (m.sliced && st.scrollStep !== undefined && st.scrollStep < count && m.revealStep === null) this.pendingAnchor = { index: st.scrollStep, top: st.scrollStepTop ?? 0 };
+            else if (st.scrollY !== undefined && m.revealStep === null) this.pendingScrollY = st.scrollY;
           } else {
             // Start on the first step so the keys and Show in Source work right away.
             this.selected = count ? 0 : null;
             this.expanded = new Set();
-            if (count) post({ type: 'selectStep', rolloutIndex: m.rolloutIndex, stepIndex: 0 });
+            if (count) post({ type: 'stepSelected', rolloutIndex: m.rolloutIndex, stepIndex: 0 });
           }
         } else if (this.selected !== null && this.selected >= count) {
           this.selected = count ? count - 1 : null;
@@ -933,7 +933,7 @@ export class TiApp extends LitElement {
         this.restored = null;
         this.view = { kind: 'rollout', msg: m };
         this.requestCast(m);
-        if (m.selectStep !== null && m.selectStep < count) this.select(m.selectStep, 'center');
+        if (m.revealStep !== null && m.revealStep < count) this.select(m.revealStep, 'center');
         else if (this.follow) this.revealEnd();
         // The same rollout read again (its file changed) keeps the scroll where it is.
         else if (this.selected && !this.pendingAnchor && !sameRollout) this.pendingReveal = { index: this.selected, block: 'center' };
@@ -948,7 +948,7 @@ export class TiApp extends LitElement {
         if (cur) this.view = { kind: 'rollout', msg: { ...cur, live: m.live } };
         break;
       }
-      case 'followAction':
+      case 'toggleFollow':
         this.setFollow(m.on ?? !this.follow);
         break;
       case 'loadError':
@@ -957,7 +957,7 @@ export class TiApp extends LitElement {
       case 'loading':
         if (this.view.kind !== 'rollout') this.view = { kind: 'loading', file: m.file };
         break;
-      case 'selectStep':
+      case 'revealStep':
         this.select(m.index, m.reveal === false ? null : 'center');
         break;
       case 'moveSelection':
@@ -973,7 +973,7 @@ export class TiApp extends LitElement {
         this.labelsMsg = m;
         if (m.seq !== null) this.sentChanges = this.sentChanges.filter((c) => c.seq > m.seq!);
         break;
-      case 'labelAction':
+      case 'runLabelAction':
         this.runLabelAction(m.action);
         break;
       case 'replayState':
@@ -1129,7 +1129,7 @@ export class TiApp extends LitElement {
     this.selected = i;
     if (block) this.pendingReveal = { index: i, block };
     if (changed) {
-      post({ type: 'selectStep', rolloutIndex: r.rolloutIndex, stepIndex: i });
+      post({ type: 'stepSelected', rolloutIndex: r.rolloutIndex, stepIndex: i });
       this.persist();
     }
     if (!fromPlayer) this.seekPlayerTo(i);
@@ -1618,7 +1618,7 @@ export class TiApp extends LitElement {
     const r = this.rolloutMsg;
     const value = Number((e.target as HTMLElement & { value: string }).value);
     if (!r || !Number.isInteger(value) || value === r.rolloutIndex) return;
-    post({ type: 'selectRollout', rolloutIndex: value });
+    post({ type: 'rolloutSelected', rolloutIndex: value });
   }
 
   private renderHeader(m: RolloutMessage): TemplateResult {

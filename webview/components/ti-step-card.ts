@@ -11,13 +11,14 @@
  * labels small dashed tags with their name; the user's note sits under the head, and a thin bar on
  * the card's right edge has the colour of the user's label (the list's heat marks).
  */
-import type { ReplayStepView } from '../../src/shared/protocol';
+import type { ReplayStepView } from '../../src/shared/replayProtocol';
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { CurrentLabel } from '../../src/shared/model';
 import type { Action, FileEdit, Observation, RolloutLink, Step } from '../../src/shared/model';
 import { diffLines } from 'diff';
-import { MAX_NOTE_CHARS, type ScoresMessage, type StepScoreView } from '../../src/shared/protocol';
+import { MAX_NOTE_CHARS } from '../../src/shared/protocol';
+import type { ScoresMessage, StepScoreView } from '../../src/shared/scoresProtocol';
 import { formatScore, HEAT_CSS, heatBucket, scoreTitle, scoreWord } from '../scores';
 import { labelTitle, valueText, type StepLabel } from '../labels';
 import {

@@ -22,9 +22,9 @@ import { buildPlan, ReplayPlanError, type ReplayPlan } from '../../core/replay/p
 import { ReplaySession } from '../../core/replay/session';
 import { scanWorkspace, WorkspaceTooLargeError } from '../../core/replay/workspace';
 import type { Rollout } from '../../core/model';
-import type { ReplayControlMessage, ReplayStateMessage, ReplayStepView } from '../../shared/protocol';
-import type { TimelineEditorProvider, TimelinePanel } from '../timelineEditor';
-import { setReplayHook } from './hook';
+import type { ReplayControlMessage, ReplayStateMessage, ReplayStepView } from '../../shared/replayProtocol';
+import type { WebviewMessage } from '../../shared/protocol';
+import type { TimelineFeature, TimelineLookup, TimelineView } from '../timelineFeature';
 import { engineImageItems, replayImage } from './image';
 import { diffTitle, FailedTerminals, verdictText } from './wording';
 import { readReplayConfig, REPLAY_SCHEME, ReplayDocuments, ReplayTerminal } from './parts';
@@ -43,7 +43,7 @@ interface HostReplay {
   phase: ReplayStateMessage['phase'];
   running: number | null;
   message: string | null;
-  panels: Set<TimelinePanel>;
+  panels: Set<TimelineView>;
 }
 
 function keyOf(r: Rollout): string {
@@ -73,14 +73,14 @@ function stepViews(h: HostReplay): ReplayStepView[] {
   return [...by.values()];
 }
 
-/** The replay controller: hook for the timelines, commands, CodeLens, decorations. */
-export class ReplayController implements vscode.Disposable, vscode.CodeLensProvider {
+/** The replay controller: a feature of the timelines (their replay bar), commands, CodeLens, decorations. */
+export class ReplayController implements vscode.Disposable, vscode.CodeLensProvider, TimelineFeature {
   private readonly replays = new Map<string, HostReplay>();
   private readonly docs = new ReplayDocuments();
   private readonly failedTerminals = new FailedTerminals<vscode.Terminal>();
   private readonly disposables: vscode.Disposable[] = [];
   /** Files shown in a timeline (for the CodeLens), by path. */
-  private readonly known = new Map<string, TimelinePanel>();
+  private readonly known = new Map<string, TimelineView>();
   private readonly lensEmitter = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.lensEmitter.event;
   private readonly deco = {
@@ -91,10 +91,8 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    private readonly timelines: TimelineEditorProvider,
     private readonly output: vscode.LogOutputChannel,
   ) {
-    setReplayHook(this);
     this.disposables.push(
       vscode.workspace.registerTextDocumentContentProvider(REPLAY_SCHEME, this.docs),
       vscode.languages.registerCodeLensProvider({ scheme: 'file' }, this),
@@ -105,21 +103,27 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
       this.lensEmitter,
       ...Object.values(this.deco),
     );
-    const cmd = (name: string, f: (...args: unknown[]) => unknown) => this.disposables.push(vscode.commands.registerCommand(`trajectoryInspector.replay.${name}`, f));
+    void this.sweep(false);
+  }
+
+  /** Registers the replay commands; the ones without a file act on the timeline `timelines` says is active. */
+  registerCommands(timelines: TimelineLookup): vscode.Disposable {
+    const disposables: vscode.Disposable[] = [];
+    const cmd = (name: string, f: (...args: unknown[]) => unknown) => disposables.push(vscode.commands.registerCommand(`trajectoryInspector.replay.${name}`, f));
     for (const action of ['start', 'step', 'continue', 'stepBack', 'stop', 'restart'] as const) {
       cmd(action, () => {
-        const p = this.timelines.activePanel;
+        const p = timelines.activePanel;
         if (!p) return void vscode.window.showInformationMessage('Open a rollout in the timeline to replay it.');
-        return this.onMessage(p, { type: 'replay', action, rolloutIndex: p.rolloutIndex });
+        return this.control(p, { type: 'replay', action, rolloutIndex: p.rolloutIndex });
       });
     }
     cmd('runToStep', (file: unknown, rolloutIndex: unknown, stepIndex: unknown) => {
       const p = typeof file === 'string' ? this.known.get(file) : undefined;
       if (!p || typeof rolloutIndex !== 'number' || typeof stepIndex !== 'number') return;
-      return this.onMessage(p, { type: 'replay', action: 'runTo', rolloutIndex, stepIndex });
+      return this.control(p, { type: 'replay', action: 'runTo', rolloutIndex, stepIndex });
     });
     cmd('cleanup', () => this.sweep(true));
-    void this.sweep(false);
+    return vscode.Disposable.from(...disposables);
   }
 
   /** Removes leftovers of dead extension hosts (or, with `all`, every replay container not in use here). */
@@ -147,9 +151,19 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     }
   }
 
-  // ------------------------------------------------------------ timeline hook
+  // ------------------------------------------------------------ timeline feature
 
-  resend(panel: TimelinePanel): void {
+  /** A timeline showed its rollout: send it the replay state. */
+  onShown(panel: TimelineView): void {
+    this.resend(panel);
+  }
+
+  /** The timeline's replay bar was used. */
+  async onMessage(panel: TimelineView, m: WebviewMessage): Promise<void> {
+    if (m.type === 'replay') await this.control(panel, m);
+  }
+
+  private resend(panel: TimelineView): void {
     const r = panel.rollout;
     if (!r) return;
     this.known.set(r.source.path, panel);
@@ -159,7 +173,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     panel.postMessage(this.stateOf(panel, r, h));
   }
 
-  private stateOf(panel: TimelinePanel, r: Rollout, h: HostReplay | undefined): ReplayStateMessage {
+  private stateOf(panel: TimelineView, r: Rollout, h: HostReplay | undefined): ReplayStateMessage {
     let plan: ReplayPlan | null = h?.plan ?? null;
     let reason: string | null = null;
     if (!vscode.workspace.isTrusted) reason = 'Replay runs commands in a container: it needs a trusted workspace.';
@@ -201,7 +215,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     this.decorateAll();
   }
 
-  async onMessage(panel: TimelinePanel, m: ReplayControlMessage): Promise<void> {
+  private async control(panel: TimelineView, m: ReplayControlMessage): Promise<void> {
     const r = panel.loadedFile?.rollouts[m.rolloutIndex];
     if (!r) return;
     if (m.action === 'stop') {
@@ -288,7 +302,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
   }
 
   /** Plans, confirms, connects and starts a replay. Returns null when the user declined or it failed (with a message). */
-  private async begin(panel: TimelinePanel, r: Rollout, rolloutIndex: number): Promise<HostReplay | null> {
+  private async begin(panel: TimelineView, r: Rollout, rolloutIndex: number): Promise<HostReplay | null> {
     const cfg = readReplayConfig(vscode.Uri.file(r.source.path));
     for (const w of cfg.warnings) void vscode.window.showWarningMessage(`Trajectory Inspector: ${w}`);
     const base = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(r.source.path))?.uri.fsPath;
@@ -557,15 +571,9 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
   }
 
   dispose(): void {
-    setReplayHook(null);
     void this.disposeAsync();
     while (this.disposables.length) this.disposables.pop()?.dispose();
   }
-}
-
-/** Creates the replay controller (composition root calls this once). */
-export function registerReplay(context: vscode.ExtensionContext, timelines: TimelineEditorProvider, output: vscode.LogOutputChannel): ReplayController {
-  return new ReplayController(context, timelines, output);
 }
 
 /** workspaceState key: images the user chose per rollout file after the rollout's own was missing. */
