@@ -29,7 +29,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const scoring = new ScoringService(context, output);
   const replayController = new ReplayController(context, output);
   replay = replayController;
-  const timelines = new TimelineEditorProvider(context.extensionUri, output, labels, { dumps: dumpIndexes(), features: [scoring, replayController] });
+  const timelines = new TimelineEditorProvider(context.extensionUri, output, labels, { dumps: dumpIndexes(), features: [replayController, scoring] });
   const rollouts = new RolloutsView(output, context.workspaceState, (f) => labels.locate(f).journal);
   context.subscriptions.push(output, labels, timelines, rollouts, registerCommands(timelines, rollouts));
   context.subscriptions.push(replayController, replayController.registerCommands(timelines));

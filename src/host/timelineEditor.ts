@@ -550,8 +550,10 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
         this.session.stepSelected(m.rolloutIndex, m.stepIndex);
         break;
       case 'rolloutSelected':
-        this.session.rolloutPicked(m.rolloutIndex);
-        this.sendCurrent();
+        if (this.source && m.rolloutIndex < this.source.count) {
+          this.session.rolloutPicked(m.rolloutIndex);
+          this.sendCurrent();
+        }
         break;
       case 'showInSource':
         await this.showInSource(m.rolloutIndex, m.stepIndex);
