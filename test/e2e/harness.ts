@@ -589,26 +589,20 @@ export function harborTrialResultSample(): string {
  * for the tree to show what it did (the focused row, its expansion, its level) before the next.
  */
 export async function focusLastRolloutOfLastGroup(page: Page): Promise<void> {
-  // The focused row of the tree that has the keyboard focus (other sections' trees keep a focused row too).
-  const focused = page.locator('[id="workbench.parts.sidebar"] .monaco-list:focus-within .monaco-list-row.focused').first();
+  const focused = page.locator('[id="workbench.parts.sidebar"] .monaco-list-row.focused').first();
   const what = async () => `focused row: ${JSON.stringify(await focused.innerText().catch(() => 'none'))}, level ${await focused.getAttribute('aria-level').catch(() => '?')}`;
-  // A tree row carries aria-level, aria-posinset and aria-setsize; where one is missing its check passes.
-  const attr = (name: string) => focused.getAttribute(name).catch(() => null);
   const last = async () => {
-    const [pos, size] = [await attr('aria-posinset'), await attr('aria-setsize')];
-    return pos === null || size === null || pos === size;
+    const [pos, size] = [await focused.getAttribute('aria-posinset'), await focused.getAttribute('aria-setsize')];
+    return pos !== null && pos === size;
   };
   await page.keyboard.press('End');
   await waitUntil(async () => /^group /.test((await focused.innerText()).trim()) && (await last()), UI_MS, async () => `End did not focus the last group; ${await what()}`);
-  const level = await attr('aria-level');
+  const level = Number(await focused.getAttribute('aria-level'));
   await page.keyboard.press('ArrowRight');
-  await waitUntil(async () => (await attr('aria-expanded')) === 'true', UI_MS, async () => `→ did not expand the last group; ${await what()}`);
+  await waitUntil(async () => (await focused.getAttribute('aria-expanded')) === 'true', UI_MS, async () => `→ did not expand the last group; ${await what()}`);
   await page.keyboard.press('End');
-  await waitUntil(async () => {
-    const now = await attr('aria-level');
-    const deeper = level === null || now === null ? !/^group /.test((await focused.innerText()).trim()) : Number(now) === Number(level) + 1;
-    return deeper && (await last());
-  }, UI_MS, async () => `End did not focus the last rollout of the last group; ${await what()}`);
+  await waitUntil(async () => Number(await focused.getAttribute('aria-level')) === level + 1 && (await last()), UI_MS,
+    async () => `End did not focus the last rollout of the last group; ${await what()}`);
 }
 
 /** Runs Find in Dump… and searches for `query`; returns once the hits are all listed (the title says `… hits in N s`). */
