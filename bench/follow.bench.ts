@@ -37,7 +37,8 @@ import { FollowLoop, JsonlFollower, watchFile, type FollowResult } from '../src/
 import { loadFile, type LoadedFile } from '../src/core/load';
 import { LoadPool } from '../src/core/loadPool';
 import type { Rollout } from '../src/core/model';
-import { rolloutMessage, rolloutUpdateMessage } from '../src/host/present';
+import { rolloutMessage, rolloutUpdateMessage } from '../src/host/rolloutMessage';
+import { LoadedSource } from '../src/host/rolloutSource';
 import { StepSlices } from '../src/host/stepSlices';
 import type { LiveInfo, RolloutMessage } from '../src/shared/protocol';
 import { launchChromium, startHarness, waitForReady } from '../test/webview/harness';
@@ -238,7 +239,7 @@ async function main(): Promise<void> {
           const t0 = performance.now();
           const f = (await JsonlFollower.open(file))!;
           const slices = new StepSlices();
-          const msg: RolloutMessage = slices.present({ ...rolloutMessage(f.loaded, 0, null, CONFIG), live: live(f) });
+          const msg: RolloutMessage = rolloutMessage(new LoadedSource(f.loaded), 0, null, CONFIG, { slices, live: live(f) });
           const host = performance.now() - t0;
           const inPage = await showIn(page, msg);
           const r: OpenRun = { host, page: inPage, endToEnd: performance.now() - t0, firstSteps: f.loaded.rollouts[0].steps.length, messageMB: JSON.stringify(msg).length / 1e6 };
@@ -282,7 +283,7 @@ async function main(): Promise<void> {
           const t0 = performance.now();
           const loaded: LoadedFile = await pool.load(file);
           const full = loaded.rollouts[0];
-          const msg = new StepSlices().present(rolloutMessage(loaded, 0, null, CONFIG));
+          const msg = rolloutMessage(new LoadedSource(loaded), 0, null, CONFIG, { slices: new StepSlices() });
           const host = performance.now() - t0;
           await new Promise((res) => setTimeout(res, 40));
           h.disable();
@@ -366,7 +367,7 @@ async function appendRuns(s: Subject, F: Figures, open: () => Promise<Page>): Pr
   const page = await open();
   const f = (await JsonlFollower.open(copy))!;
   const slices = new StepSlices();
-  const first = slices.present({ ...rolloutMessage(f.loaded, 0, null, CONFIG), live: live(f) });
+  const first = rolloutMessage(new LoadedSource(f.loaded), 0, null, CONFIG, { slices, live: live(f) });
   // The host answers slice requests from the rollout it holds now (timelineEditor.ts: this.rollout).
   const host: SliceHost = await serveSlices(page, f.loaded.rollouts[0]);
   await showIn(page, first);
@@ -375,14 +376,14 @@ async function appendRuns(s: Subject, F: Figures, open: () => Promise<Page>): Pr
   console.log(`${s.key}: following ${copy}: ${f.loaded.rollouts[0].steps.length} steps, ${F.warnings} warnings`);
   let sent = f.loaded.rollouts[0].steps.length;
   host.rollout = f.loaded.rollouts[0];
-  const caught = rolloutUpdateMessage(f.loaded, 0, 0, slices.update(f.loaded.rollouts[0], 0), live(f));
+  const caught = rolloutUpdateMessage(new LoadedSource(f.loaded), 0, 0, slices.update(f.loaded.rollouts[0], 0), live(f));
   await page.evaluate((json) => window.postMessage(JSON.parse(json), '*'), JSON.stringify(caught));
   let onUpdate: ((r: Rollout) => void) | null = null;
   const loop = new FollowLoop(f, (r) => {
     if (r.kind !== 'update') return;
     const rollout = f.loaded.rollouts[0];
     const from = Math.min(r.changes[0].changedFrom, sent);
-    const msg = rolloutUpdateMessage(f.loaded, 0, from, slices.update(rollout, from), live(f));
+    const msg = rolloutUpdateMessage(new LoadedSource(f.loaded), 0, from, slices.update(rollout, from), live(f));
     sent = rollout.steps.length;
     host.rollout = rollout;
     void page.evaluate((json) => window.postMessage(JSON.parse(json), '*'), JSON.stringify(msg));
@@ -390,7 +391,7 @@ async function appendRuns(s: Subject, F: Figures, open: () => Promise<Page>): Pr
   }, { sliceBytes: SLICE_BYTES });
   const watch = watchFile(copy, () => loop.poke());
   // Follow on, as the user would have it while watching a session.
-  await page.evaluate(() => window.postMessage({ type: 'followAction', on: true }, '*'));
+  await page.evaluate(() => window.postMessage({ type: 'toggleFollow', on: true }, '*'));
   await new Promise((r) => setTimeout(r, 500));
   const hostWhen = (ok: (r: Rollout) => boolean) =>
     new Promise<number>((res) => {

@@ -4,10 +4,10 @@
  * - time from posting that message to the first step card rendered with its full content in
  *   Chromium, and the DOM nodes then (elements, shadow roots included), against a rollout of 100
  *   steps in the same run (the DOM must not grow with the rollout);
- * - time from a jump to a far step (the host's `selectStep`, as Go to Step sends it) until that
+ * - time from a jump to a far step (the host's `revealStep`, as Go to Step sends it) until that
  *   step's card shows its full content.
  * The built webview runs in the webview test harness (test/webview/harness.ts: the extension's HTML
- * shell and CSP, a stub host). In the sliced runs the bench answers the page's `stepSlice` requests
+ * shell and CSP, a stub host). In the sliced runs the bench answers the page's `loadSteps` requests
  * as the host does (test/webview/sliceHost.ts: src/shared/stepHeads.ts `answerStepSlice`, posted
  * back across the process boundary).
  *
@@ -17,7 +17,8 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { loadFile } from '../src/core/load';
 import type { Rollout } from '../src/core/model';
-import { rolloutMessage } from '../src/host/present';
+import { rolloutMessage } from '../src/host/rolloutMessage';
+import { LoadedSource } from '../src/host/rolloutSource';
 import { StepSlices } from '../src/host/stepSlices';
 import { HEAD_CHARS } from '../src/shared/stepHeads';
 import type { RolloutMessage } from '../src/shared/protocol';
@@ -54,7 +55,7 @@ interface Run {
   inPage: number;
   nodes: number;
   cards: number;
-  /** ms from the host side posting `selectStep` FAR to that card showing its full content (10,000 steps only). */
+  /** ms from the host side posting `revealStep` FAR to that card showing its full content (10,000 steps only). */
   jump: number | null;
 }
 
@@ -97,7 +98,7 @@ async function measure(page: Page, msg: RolloutMessage, withJump: boolean): Prom
   if (!withJump) return { firstFull, inPage, nodes, cards, jump: null };
   await page.waitForTimeout(300); // let the first slices settle
   const t1 = performance.now();
-  await page.evaluate((i) => window.postMessage({ type: 'selectStep', index: i }, '*'), FAR);
+  await page.evaluate((i) => window.postMessage({ type: 'revealStep', index: i }, '*'), FAR);
   await page.waitForFunction(isFull, FAR, { polling: 'raf', timeout: 60_000 });
   return { firstFull, inPage, nodes, cards, jump: performance.now() - t1 };
 }
@@ -115,8 +116,7 @@ async function main(): Promise<void> {
   try {
     for (const c of cases) {
       const r = longRollout(file.rollouts[0], c.n);
-      const whole = rolloutMessage({ ...file, rollouts: [r] }, 0, null, { collapseOutputLines: 20 });
-      const msg: RolloutMessage = c.sliced ? new StepSlices().present(whole) : whole;
+      const msg: RolloutMessage = rolloutMessage(new LoadedSource({ ...file, rollouts: [r] }), 0, null, { collapseOutputLines: 20 }, c.sliced ? { slices: new StepSlices() } : {});
       if (c.sliced && !msg.sliced) throw new Error('the 10,000-step rollout was not sliced');
       results[c.key] = { runs: [], mb: JSON.stringify(msg).length / 1e6 };
       for (let run = 0; run < RUNS + 1; run++) {
@@ -148,8 +148,8 @@ Input: the steps of the real SWE-agent sample \`${SAMPLE}\` repeated to 100 and 
 (test/webview/harness.ts: the extension's HTML shell and CSP, a stub host), viewport 1100×900. "Message" is the JSON size of the
 host's \`rollout\` message; "first step" the time from the bench process posting it into the page (as JSON text carried
 across the process boundary and parsed there, as VS Code carries the extension host's message) until the first step card shows its full content (for the
-sliced rollout: after its slice came back from the stub host, which answers \`stepSlice\` with the host's own
-\`answerStepSlice\` from the bench process); "jump" the time from posting \`selectStep\` for step #${FAR + 1} (Go to Step) until
+sliced rollout: after its slice came back from the stub host, which answers \`loadSteps\` with the host's own
+\`answerStepSlice\` from the bench process); "jump" the time from posting \`revealStep\` for step #${FAR + 1} (Go to Step) until
 its card shows its full content. "In the page" is the part of "first step" from the moment the page holds the message's JSON text
 (JSON.parse, dispatch, render: the webview's own work, which the issue's < 300 ms target is about) until that card is full.
 The sliced message carries the full steps of its first chunk (\`initial\`), so the first cards need no slice round trip.

@@ -2,7 +2,7 @@
  * Pure helpers of the terminal player: finding events and steps by time, clock text. Times are
  * seconds from the start of the recording (asciicast event times, `Step.castTime`).
  */
-import { MAX_TERM_COLS, MAX_TERM_ROWS, type CastEventView } from '../src/shared/protocol';
+import { MAX_TERM_COLS, MAX_TERM_ROWS, type CastEventView } from '../src/shared/castProtocol';
 
 /** Index of the first event later than `t` (events sorted by time): events [0, result) are at or before `t`. */
 export function eventsUpTo(events: readonly CastEventView[], t: number): number {

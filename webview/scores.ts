@@ -4,7 +4,7 @@
  * from the theme's chart colours) because the CSP allows no inline style attributes.
  */
 import { css } from 'lit';
-import type { StepScoreView } from '../src/shared/protocol';
+import type { StepScoreView } from '../src/shared/scoresProtocol';
 
 /** Number of colour buckets. */
 export const HEAT_BUCKETS = 10;

@@ -2,7 +2,7 @@
  * The webview's store of full steps of a sliced rollout. The `rollout` message of a large
  * rollout holds step heads (src/shared/stepHeads.ts); the timeline asks this store for the full
  * steps of the cards it renders and for the steps around them (`want`), and the store asks the host
- * for the ones missing (`stepSlice`), in chunks of CHUNK_STEPS aligned steps, never twice while
+ * for the ones missing (`loadSteps`), in chunks of CHUNK_STEPS aligned steps, never twice while
  * a request for the chunk is in flight. Answers (`steps`) are kept in a bounded LRU: at most
  * `maxSteps` steps and `maxChars` characters of step text (the least recently used go first, never
  * below `minKeep`), so scrolling through 10,000 long steps keeps memory flat.
@@ -10,7 +10,7 @@
  * A step the head left whole (nothing long) needs no request: `full` returns its head.
  */
 import type { Step } from '../src/shared/model';
-import type { CutField, RolloutMessage, StepSliceMessage, StepsMessage } from '../src/shared/protocol';
+import type { CutField, RolloutMessage, LoadStepsMessage, StepsMessage } from '../src/shared/protocol';
 import { MAX_SLICE_STEPS } from '../src/shared/protocol';
 import { countLines, INITIAL_STEPS, stepChars } from '../src/shared/stepHeads';
 
@@ -19,7 +19,7 @@ export const CHUNK_STEPS = INITIAL_STEPS;
 
 export interface StepStoreOptions {
   /** Sends a request to the host. */
-  post(msg: StepSliceMessage): void;
+  post(msg: LoadStepsMessage): void;
   /** Most full steps kept (default 2000). */
   maxSteps?: number;
   /** Most characters of step text kept (default 32 Mi: about 64 MB of strings). */
@@ -161,7 +161,7 @@ export class StepStore {
       this.inFlight.set(chunk, { seq, at: now });
       this.requests++;
       sent++;
-      this.opts.post({ type: 'stepSlice', rolloutIndex: this.rolloutIndex, rolloutId: this.rolloutId!, from: first, to: Math.min(last + 1, first + MAX_SLICE_STEPS), seq });
+      this.opts.post({ type: 'loadSteps', rolloutIndex: this.rolloutIndex, rolloutId: this.rolloutId!, from: first, to: Math.min(last + 1, first + MAX_SLICE_STEPS), seq });
     }
     return sent;
   }

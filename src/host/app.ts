@@ -18,11 +18,12 @@ import { labelCommands } from './labelCommands';
 import { LabelService } from './labels';
 import { startLoadWorkers } from './loadWorker';
 import { PRODUCT, reportError } from './notify';
-import { registerReplay, type ReplayController } from './replay/controller';
+import { ReplayController } from './replay/controller';
 import type { RolloutFiles } from './rolloutFiles';
 import { scoreState } from './rolloutTree';
 import { RolloutsView } from './rolloutsView';
 import { createScoring } from './scoring/register';
+import { ScoringService } from './scoring/service';
 import { SearchView } from './search/searchView';
 import { SessionsView } from './sessionsView';
 import { TimelineEditorProvider } from './timelineEditor';
@@ -83,23 +84,25 @@ export class App implements vscode.Disposable {
     this.add(settings.onDidChange((e) => e.affects('load') && loadOptions()));
     const labels = this.add(new LabelService(context.globalStorageUri, output, settings));
     const journalOf = (f: string): string => labels.locate(f).journal;
-    const timelines = this.add(new TimelineEditorProvider(context.extensionUri, output, labels, files));
+    // The timeline's features: each timeline tells them what it shows (replay first, then scores).
+    const scoringService = new ScoringService(context, output, settings);
+    this.replay = this.add(new ReplayController(context, output));
+    const timelines = this.add(new TimelineEditorProvider(context.extensionUri, output, labels, { files, features: [this.replay, scoringService] }));
     const rollouts = this.add(new RolloutsView(output, settings, files, context.workspaceState, journalOf));
     this.tables.timeline = timelineCommands(timelines);
     this.tables.rollouts = rolloutsCommands(rollouts, timelines);
     this.tables.labels = labelCommands(timelines);
 
-    this.replay = this.add(registerReplay(context, timelines, output));
-    this.tables.replay = this.replay.commands();
+    this.tables.replay = this.replay.commands(timelines);
 
     // Compare, group view and workspace search.
-    const compare = this.add(new ComparePanels(context.extensionUri, output, timelines, files, journalOf, async (items) => (await timelines.scoring?.scoresFor(items)) ?? new Map()));
+    const compare = this.add(new ComparePanels(context.extensionUri, output, timelines, files, journalOf, (items) => scoringService.scoresFor(items)));
     let sessions: SessionsView | null = null;
     const search = this.add(new SearchView(rollouts, timelines, output, files, context.workspaceState, async () => (sessions ? sessions.sessionFiles() : [])));
     this.tables.compare = compareCommands(compare, rollouts);
     this.tables.search = searchCommands(search);
 
-    const scoring = this.add(createScoring(context, output, settings, timelines, files.loader));
+    const scoring = this.add(createScoring(scoringService, timelines, files.loader));
     this.tables.scoring = scoring.commands;
     // Step scores of scored files feed the Rollouts view's "lowest score" sort and low-score filter.
     this.add(

@@ -5,7 +5,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import { parseAsciicast } from '../core/formats/asciicast';
-import type { CastMessage } from '../shared/protocol';
+import type { CastMessage } from '../shared/castProtocol';
 import { MAX_CAST_CHARS, MAX_CAST_FILE_BYTES, castError, castView, formatBytes } from './present';
 
 /** Limits (overridable for tests). */

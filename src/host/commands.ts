@@ -56,7 +56,7 @@ async function goToStep(timelines: TimelineEditorProvider, index?: unknown): Pro
   }
   // Programmatic use: goToStep(<0-based index>).
   if (typeof index === 'number' && Number.isInteger(index) && index >= 0 && index < rollout.steps.length) {
-    panel.selectStep(index);
+    panel.revealStep(index);
     return;
   }
   const count = rollout.steps.length;
@@ -77,7 +77,7 @@ async function goToStep(timelines: TimelineEditorProvider, index?: unknown): Pro
     qp.show();
   });
   qp.dispose();
-  if (picked !== null && !panel.isDisposed) panel.selectStep(picked);
+  if (picked !== null && !panel.isDisposed) panel.revealStep(picked);
 }
 
 /** Opens a file with the timeline (explorer context menu, command palette on the active file). */

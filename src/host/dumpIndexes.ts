@@ -8,17 +8,12 @@
  * Indexing runs on the extension host's thread in chunks (core yields after every 4 MiB read), so the
  * host is never held for longer than one chunk's work.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
-import type { LoadedFile } from '../core/load';
-import { unknownOutcome, type Rollout } from '../core/model';
-import { buildIndex, NotIndexableError, readCachedIndex, writeCachedIndex, type IndexProgress, type RolloutIndex } from '../core/scale/rolloutIndex';
+import type { Rollout } from '../core/model';
+import { buildIndex, readCachedIndex, writeCachedIndex, type IndexProgress, type RolloutIndex } from '../core/scale/rolloutIndex';
 import { itemLocation, loadItem } from '../core/scale/arrayIndex';
 import { loadRow } from '../core/scale/rowLoad';
-import { summarizeIndexed } from '../core/scale/summaries';
-import { PICKER_MAX, pickerPositions, type RolloutMessage, type ViewConfig } from '../shared/protocol';
-import { fileLabel } from './present';
 
 /** Files at least this large whose name ends in `.jsonl` or `.json` are read through the index. */
 export const INDEX_MIN_BYTES = 16 * 1024 * 1024;
@@ -116,100 +111,5 @@ export class DumpIndexes {
     const r = index.kind === 'array' ? await loadItem(file, index.format, itemLocation(e)) : await loadRow(file, index.format, e);
     r.id = e.id;
     return r;
-  }
-}
-
-/** A listed-but-not-read rollout of an indexed file: its summary fields, no steps. */
-function placeholder(file: string, index: RolloutIndex, i: number): Rollout {
-  const e = index.entries[i];
-  return {
-    id: e.id,
-    format: index.format,
-    schemaVersion: null,
-    source: { path: file, range: { start: e.charOffset ?? e.offset, end: (e.charOffset ?? e.offset) + e.length }, line: e.line },
-    task: { id: e.taskId, instruction: null },
-    agent: { name: null, version: null, model: null },
-    environment: { image: null, workdir: null },
-    outcome: { ...unknownOutcome(), reward: e.reward, resolved: e.resolved },
-    groupId: e.groupId,
-    steps: [],
-    metadata: { notRead: true },
-  };
-}
-
-/**
- * A timeline's view of an indexed file: a LoadedFile whose rollouts are the ones read so far and
- * placeholders (summary fields, no steps) for the rest, and the rollout message built from the
- * index (step counts of unread rollouts come from the index).
- */
-export class IndexedTimelineFile {
-  readonly loaded: LoadedFile;
-  private constructor(
-    private readonly dumps: DumpIndexes,
-    readonly index: RolloutIndex,
-  ) {
-    this.loaded = { path: index.path, format: index.format, schemaVersion: null, rollouts: index.entries.map((_, i) => placeholder(index.path, index, i)) };
-  }
-
-  /** Indexes `file` (or reuses its index) and reads rollout `show`. @throws NotIndexableError, RolloutLoadError */
-  static async open(dumps: DumpIndexes, file: string, show: number): Promise<IndexedTimelineFile> {
-    const index = await dumps.index(file);
-    if (index.entries.length === 0) throw new NotIndexableError(file, 'no rollout rows');
-    const f = new IndexedTimelineFile(dumps, index);
-    await f.ensure(Math.max(0, Math.min(show, index.entries.length - 1)));
-    return f;
-  }
-
-  isRead(i: number): boolean {
-    return this.loaded.rollouts[i] !== undefined && this.loaded.rollouts[i].metadata.notRead !== true;
-  }
-
-  /** Reads rollout `i` when it is not read yet. */
-  async ensure(i: number): Promise<Rollout> {
-    if (!this.isRead(i)) this.loaded.rollouts[i] = await this.dumps.open(this.index.path, i);
-    return this.loaded.rollouts[i];
-  }
-
-  /** The rollout message of rollout `i` (read already), with the index's summaries. */
-  message(i: number, selectStep: number | null, config: ViewConfig): RolloutMessage {
-    const idx = Math.max(0, Math.min(i, this.loaded.rollouts.length - 1));
-    const r = this.loaded.rollouts[idx];
-    return {
-      type: 'rollout',
-      file: { path: this.loaded.path, format: this.loaded.format, schemaVersion: null, label: fileLabel(this.loaded.path, r.task.id) },
-      // The picker's window only (pickerPositions): not 100,000 summaries with every rollout shown.
-      summaries: pickerPositions(this.index.entries.length, idx).map((k) => {
-        const { groupId: _g, trialName: _t, ...s } = summarizeIndexed([this.index.entries[k]], k)[0];
-        return s;
-      }),
-      ...(this.index.entries.length > PICKER_MAX ? { rolloutCount: this.index.entries.length } : {}),
-      rolloutIndex: idx,
-      rollout: r,
-      selectStep,
-      config,
-    };
-  }
-}
-
-/**
- * The timeline's entry: for a large JSONL dump or JSON array of rows (wantsIndex) the file read through its index with
- * rollout `show` read; null for any other file (and for a file the index cannot read as rows), which
- * the timeline loads whole as before.
- * @throws RolloutLoadError (rollout `show`'s row does not conform) or the error reading the file
- */
-export async function openIndexedTimeline(dumps: DumpIndexes | null, file: string, show: number): Promise<IndexedTimelineFile | null> {
-  if (!dumps) return null;
-  let size: number;
-  try {
-    size = (await fs.promises.stat(file)).size;
-  } catch {
-    return null; // loadFile reports it
-  }
-  if (!wantsIndex(file, size)) return null;
-  try {
-    return await IndexedTimelineFile.open(dumps, file, show);
-  } catch (e) {
-    if (e instanceof NotIndexableError) return null;
-    throw e;
   }
 }

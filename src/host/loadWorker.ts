@@ -74,18 +74,23 @@ export class RolloutLoader implements vscode.Disposable {
    * @param opts.supersede an owner (e.g. a timeline panel): a newer load with the same owner cancels
    *   this one if it is still running (it then fails with LoadCancelledError)
    * @param opts.signal cancels the load (LoadCancelledError)
+   * @param opts.size the file's size in bytes when the caller has just read it (no second `stat`);
+   *   null: the path could not be read (the load says why); absent: read here
    * @throws RolloutLoadError | UnknownFormatError (as core loadFile), LoadWorkerError, LoadCancelledError
    */
-  async load(file: string, opts: { supersede?: object; signal?: AbortSignal } = {}): Promise<LoadedFile> {
+  async load(file: string, opts: { supersede?: object; signal?: AbortSignal; size?: number | null } = {}): Promise<LoadedFile> {
     const workers = this.pool;
     const options = this.options;
     if (!workers) return loadFile(file, undefined, options);
-    let size: number;
-    try {
-      size = (await fs.stat(file)).size;
-    } catch {
-      return loadFile(file, undefined, options); // it says what is wrong with the path
+    let size = opts.size;
+    if (size === undefined) {
+      try {
+        size = (await fs.stat(file)).size;
+      } catch {
+        size = null;
+      }
     }
+    if (size === null) return loadFile(file, undefined, options); // it says what is wrong with the path
     if (readsInThread(file, size)) return loadFile(file, undefined, options);
     let ac: AbortController | undefined;
     if (opts.supersede) {

@@ -8,12 +8,12 @@ import * as path from 'node:path';
 import { RolloutLoadError, UnknownFormatError, formatIssue } from '../core/errors';
 import { attemptNumber } from '../core/formats/harborLayout';
 import { countedSteps, type Outcome, type Rollout } from '../core/model';
-import type { LoadedFile } from '../core/load';
 import { EscapeClamp } from '../core/escapes';
 import { MAX_EVENT_SECONDS } from '../core/formats/asciicast';
 import { outcomeText } from '../shared/outcome';
+import { type IssueView, type LoadErrorMessage, type RolloutSummary } from '../shared/protocol';
+import { MAX_TERM_COLS, MAX_TERM_ROWS, type CastEventCode, type CastEventView, type CastMessage, type CastView } from '../shared/castProtocol';
 import { formatReward, stepGist } from '../shared/text';
-import { FILE_ISSUES_MAX, MAX_TERM_COLS, MAX_TERM_ROWS, PICKER_MAX, pickerPositions, type CastEventCode, type CastEventView, type CastMessage, type CastView, type IssueView, type LiveInfo, type LoadErrorMessage, type RolloutMessage, type RolloutSummary, type RolloutUpdateMessage, type ViewConfig } from '../shared/protocol';
 
 /** A per-render nonce for the webview CSP: 128 random bits, base64 (never Math.random). */
 export function makeNonce(): string {
@@ -198,60 +198,6 @@ export function joinGlobs(globs: readonly string[]): string | string[] | null {
   if (g.length === 0) return null;
   if (g.length === 1) return g[0];
   return g.some((s) => s.includes('{')) ? g : `{${g.join(',')}}`;
-}
-
-/** Builds the message that shows rollout `rolloutIndex` of a loaded file. */
-export function rolloutMessage(
-  file: LoadedFile,
-  rolloutIndex: number,
-  selectStep: number | null,
-  config: ViewConfig,
-): RolloutMessage {
-  const i = Math.max(0, Math.min(rolloutIndex, file.rollouts.length - 1));
-  return {
-    type: 'rollout',
-    file: { path: file.path, format: file.format, schemaVersion: file.schemaVersion, label: fileLabel(file.path, file.rollouts[i].task.id) },
-    summaries: pickerPositions(file.rollouts.length, i).map((k) => summarize(file.rollouts[k], k)),
-    ...(file.rollouts.length > PICKER_MAX ? { rolloutCount: file.rollouts.length } : {}),
-    rolloutIndex: i,
-    rollout: file.rollouts[i],
-    selectStep,
-    config,
-    ...(file.issues?.length
-      ? {
-          fileIssues: file.issues.slice(0, FILE_ISSUES_MAX).map((x) => ({ ...x, severity: x.severity ?? 'error', formatted: formatIssue(x) })),
-          fileIssueCount: file.issues.length,
-        }
-      : {}),
-  };
-}
-
-/**
- * The `rolloutUpdate` of rollout `rolloutIndex` of a followed file (live follow): its steps from
- * `from` on as `body` has them (StepSlices.update: whole, or heads with `sliced`), its other fields
- * as they are now, the picker's summaries, and how the file is followed.
- */
-export function rolloutUpdateMessage(
-  file: LoadedFile,
-  rolloutIndex: number,
-  from: number,
-  body: Pick<RolloutUpdateMessage, 'steps' | 'sliced'>,
-  live: LiveInfo,
-): RolloutUpdateMessage {
-  const { steps: _steps, ...rollout } = file.rollouts[rolloutIndex];
-  const count = file.rollouts.length;
-  return {
-    type: 'rolloutUpdate',
-    rolloutIndex,
-    rolloutId: rollout.id,
-    from,
-    steps: body.steps,
-    rollout,
-    summaries: pickerPositions(count, rolloutIndex).map((k) => summarize(file.rollouts[k], k)),
-    ...(count > PICKER_MAX ? { rolloutCount: count } : {}),
-    ...(body.sliced ? { sliced: body.sliced } : {}),
-    live,
-  };
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight; results keep the input order. */

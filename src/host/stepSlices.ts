@@ -1,7 +1,7 @@
 /**
- * The timeline's side of step slicing: turns the `rollout` message of a large rollout into
+ * The timeline's side of step slicing: turns a large rollout into
  * step heads (cached per rollout object, so a webview shown again does not rebuild them) and answers
- * the webview's `stepSlice` requests from the rollout in memory (for an indexed dump, the rollout
+ * the webview's `loadSteps` requests from the rollout in memory (for an indexed dump, the rollout
  * read when it was shown). The logic is src/shared/stepHeads.ts; nothing here imports `vscode`.
  *
  * A followed rollout (live follow) changes by its last steps: `update` gives the steps of
@@ -10,7 +10,7 @@
  * size while followed is sliced from then on (its earlier steps stay whole in the webview).
  */
 import type { Rollout, Step } from '../core/model';
-import type { RolloutMessage, RolloutUpdateMessage, SlicedInfo, StepsMessage, StepSliceMessage } from '../shared/protocol';
+import type { RolloutUpdateMessage, SlicedInfo, StepsMessage, LoadStepsMessage } from '../shared/protocol';
 import { answerStepSlice, initialSteps, rolloutChars, rolloutHeads, SLICE_MIN_CHARS, stepChars, stepHead } from '../shared/stepHeads';
 
 /** Per step of the rollout shown: its size whole, and the size of what the webview was sent of it. */
@@ -34,7 +34,7 @@ const baseChars = (r: Rollout): number => 1000 + (r.task.instruction?.length ?? 
 
 /** One timeline's step heads and slice answers. */
 export class StepSlices {
-  private readonly heads = new WeakMap<Rollout, { rollout: Rollout; sliced: SlicedInfo } | null>();
+  private readonly cache = new WeakMap<Rollout, { rollout: Rollout; sliced: SlicedInfo } | null>();
   /** Sizes of the rollout last updated (for `update`). */
   private sizes: Sizes | null = null;
   /** The rollout last presented and whether it went as heads (what the webview has before its first update). */
@@ -43,16 +43,19 @@ export class StepSlices {
   /** @param minChars rollouts estimated larger than this (UTF-16 code units) are sent as heads. */
   constructor(private readonly minChars = SLICE_MIN_CHARS) {}
 
-  /** The message to post for `msg`: itself for a small rollout, else with step heads and `sliced`. */
-  present(msg: RolloutMessage): RolloutMessage {
-    let h = this.heads.get(msg.rollout);
+  /**
+   * How `rollout` goes to the webview (rolloutMessage.ts asks): null for a small rollout (whole),
+   * else its step heads and `sliced`, with the full steps around `revealStep` as `sliced.initial`.
+   */
+  heads(rollout: Rollout, revealStep: number | null): { rollout: Rollout; sliced: SlicedInfo } | null {
+    let h = this.cache.get(rollout);
     if (h === undefined) {
-      h = rolloutChars(msg.rollout) > this.minChars ? rolloutHeads(msg.rollout) : null;
-      this.heads.set(msg.rollout, h);
+      h = rolloutChars(rollout) > this.minChars ? rolloutHeads(rollout) : null;
+      this.cache.set(rollout, h);
     }
-    this.presented = { rolloutId: msg.rollout.id, sliced: h !== null };
+    this.presented = { rolloutId: rollout.id, sliced: h !== null };
     this.sizes = null; // measured on the first update
-    return h ? { ...msg, rollout: h.rollout, sliced: { ...h.sliced, initial: initialSteps(msg.rollout, msg.selectStep) } } : msg;
+    return h ? { rollout: h.rollout, sliced: { ...h.sliced, initial: initialSteps(rollout, revealStep) } } : null;
   }
 
   /**
@@ -101,7 +104,7 @@ export class StepSlices {
    * The `steps` answer to `req` from the rollout shown, or null to drop it (another rollout, out of
    * range, or an unexpected error: a bad request never throws into the host).
    */
-  answer(req: StepSliceMessage, rolloutIndex: number, rollout: Rollout | null): StepsMessage | null {
+  answer(req: LoadStepsMessage, rolloutIndex: number, rollout: Rollout | null): StepsMessage | null {
     try {
       return answerStepSlice(req, rolloutIndex, rollout);
     } catch {

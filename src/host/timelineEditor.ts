@@ -1,8 +1,13 @@
 /**
  * The timeline custom editor (`trajectoryInspector.timeline`): a read-only webview over a rollout
- * file. Each open editor is a TimelinePanel that loads the file with core `loadFile`, waits for
- * the webview's `ready`, then posts the rollout (or the load error with its located issues).
- * Nothing a file contains can throw into the host: every failure becomes a `loadError` message.
+ * file. Each open editor is a TimelinePanel that opens the file as a RolloutSource
+ * (rolloutSource.ts: read whole, in a load worker or on this thread, or through a large dump's
+ * index), waits for the webview's `ready`, then posts the rollout (rolloutMessage.ts) or the load
+ * error with its located issues. Nothing a file contains can throw into the host: every failure
+ * becomes a `loadError` message. What the panel keeps about its webview (ready, load order, the
+ * rollout shown, the step to reveal, the last step selected) is a TimelineSession
+ * (timelineSession.ts). Step scores and replay are TimelineFeatures (timelineFeature.ts) handed
+ * to the provider; labels are the panel's own, through the LabelService.
  *
  * Live follow(docs/live-follow.md): a JSONL file whose format has an incremental reader
  * (`FormatLoader.stream`) is opened through core `JsonlFollower`: the first steps are shown from its
@@ -10,26 +15,26 @@
  * and read from its last offset as it grows; new and changed steps go to the webview as
  * `rolloutUpdate`. Other files are read again whole after they change, at most every few seconds.
  */
-import { replayHook } from './replay/hook';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LoadedFile } from '../core/load';
-import type { RolloutFiles } from './rolloutFiles';
 import type { Rollout, RolloutLink, Step } from '../core/model';
 import { findLinkTarget } from '../core/links';
 import { describeJob } from '../core/formats/harborJob';
-import { isWebviewMessage, type HostMessage, type LabelAction, type LoadErrorMessage, type ScoresMessage, type ViewConfig, type WebviewMessage } from '../shared/protocol';
+import { isWebviewMessage, type HostMessage, type LabelAction, type LiveInfo, type LoadErrorMessage, type ViewConfig, type WebviewMessage } from '../shared/protocol';
 import { readSettings } from './config';
+import type { RolloutFiles } from './rolloutFiles';
+import type { HighlightQuery } from '../shared/highlight';
 import { readCastMessage } from './castFile';
-import { openIndexedTimeline, type IndexedTimelineFile } from './dumpIndexes';
 import type { LabelSession } from './labelSession';
 import type { LabelService } from './labels';
-import type { ScoringService } from './scoring/service';
-import { castError, errorToMessage, makeNonce, rolloutMessage, rolloutUpdateMessage, timelineHtml } from './present';
+import { castError, errorToMessage, makeNonce, timelineHtml } from './present';
+import { rolloutMessage, rolloutUpdateMessage } from './rolloutMessage';
+import { LoadedSource, openRolloutSource, type RolloutSource } from './rolloutSource';
 import { StepSlices } from './stepSlices';
+import type { TimelineFeature, TimelineView } from './timelineFeature';
+import { TimelineSession } from './timelineSession';
 import { FollowLoop, JsonlFollower, watchFile, type FileWatch, type FollowResult } from '../core/follow';
-import type { LiveInfo } from '../shared/protocol';
-import type { HighlightQuery } from '../shared/highlight';
 import { liveFiles } from './liveFiles';
 
 export const TIMELINE_VIEW_TYPE = 'trajectoryInspector.timeline';
@@ -79,33 +84,22 @@ async function openLocation(file: string, line: number | null, column: number | 
 }
 
 /** One open timeline editor. */
-export class TimelinePanel implements vscode.Disposable {
+export class TimelinePanel implements vscode.Disposable, TimelineView {
   private readonly disposables: vscode.Disposable[] = [];
-  private ready = false;
-  private loaded: LoadedFile | null = null;
-  /** Set when the file is a large dump read through its index (dumpIndexes.ts): rollouts are read when shown. */
-  private indexed: IndexedTimelineFile | null = null;
+  /** Ready state, load order, rollout shown, step to reveal, last step selected, label answers. */
+  private readonly session: TimelineSession;
+  /** The file's rollouts (null until loaded, and when it could not be). */
+  private source: RolloutSource | null = null;
   private error: LoadErrorMessage | null = null;
-  private loadSeq = 0;
   private reloadTimer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
-  /** Rollout shown (index in the file). */
-  rolloutIndex: number;
-  /** Step selected in the webview, or null. */
-  selectedStep: number | null = null;
-  /** A step to select once the rollout is shown (from a command that ran before `ready`). */
-  private pendingStep: number | null = null;
-  /** A search's matches to mark in the step a search result opens, posted after the message that shows it. */
-  private pendingHighlight: { step: number; query: HighlightQuery } | null = null;
   /** The labels of this file (shared with other timelines of the file); null until opened. */
   private labelSession: LabelSession | null = null;
   private labelUnsub: (() => void) | null = null;
   /** Why the labels could not be opened (shown in the webview instead of labels). */
   private labelOpenError: { journal: string; message: string } | null = null;
-  /** Newest label request of the webview handled (echoed in `labels`). */
-  private labelSeq: number | null = null;
   private labelOpenSeq = 0;
-  /** Step heads of a large rollout and the answers to the webview's `stepSlice` requests. */
+  /** Step heads of a large rollout and the answers to the webview's `loadSteps` requests. */
   private readonly slices = new StepSlices();
   /** The file followed through its loader's incremental reader (live follow); null when read whole. */
   private follower: JsonlFollower | null = null;
@@ -129,7 +123,18 @@ export class TimelinePanel implements vscode.Disposable {
     private readonly owner: TimelineEditorProvider,
     initialRollout: number | null,
   ) {
-    this.rolloutIndex = initialRollout ?? 0;
+    this.session = new TimelineSession(
+      {
+        post: (msg) => {
+          this.owner.output.trace(`timeline: posting ${msg.type}`);
+          this.panel.webview.postMessage(msg).then(
+            (ok) => ok || this.owner.output.debug(`timeline: ${msg.type} not delivered (webview hidden or gone)`),
+            (e) => this.owner.output.error(`timeline: posting ${msg.type} failed: ${String(e)}`),
+          );
+        },
+      },
+      initialRollout ?? 0,
+    );
     const roots = [vscode.Uri.joinPath(extensionUri, 'dist'), vscode.Uri.joinPath(extensionUri, 'media')];
     panel.webview.options = { enableScripts: true, localResourceRoots: roots };
     panel.webview.html = timelineHtml({
@@ -152,12 +157,12 @@ export class TimelinePanel implements vscode.Disposable {
       }),
       panel.onDidChangeViewState(() => {
         // A hidden webview is torn down (no retainContextWhenHidden); it says `ready` again when shown.
-        if (!panel.visible) this.ready = false;
+        if (!panel.visible) this.session.webviewHidden();
         if (panel.active) this.owner.setActive(this);
       }),
       panel.onDidDispose(() => this.dispose()),
       owner.labels.onReopen(() => {
-        if (this.loaded) void this.openLabels(this.loaded.rollouts);
+        if (this.source) void this.openLabels(this.source.file.rollouts);
       }),
     );
     if (uri.scheme === 'file') {
@@ -170,8 +175,18 @@ export class TimelinePanel implements vscode.Disposable {
     void this.load();
   }
 
+  /** Rollout shown (index in the file). */
+  get rolloutIndex(): number {
+    return this.session.rolloutIndex;
+  }
+
+  /** The step the webview last said is selected, or null. */
+  get selectedStep(): number | null {
+    return this.session.selectedStep;
+  }
+
   get rollout(): Rollout | null {
-    return this.loaded?.rollouts[this.rolloutIndex] ?? null;
+    return this.source?.file.rollouts[this.rolloutIndex] ?? null;
   }
 
   get selected(): Step | null {
@@ -188,12 +203,7 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   private post(msg: HostMessage): void {
-    if (!this.ready || this.disposed) return;
-    this.owner.output.trace(`timeline: posting ${msg.type}`);
-    this.panel.webview.postMessage(msg).then(
-      (ok) => ok || this.owner.output.debug(`timeline: ${msg.type} not delivered (webview hidden or gone)`),
-      (e) => this.owner.output.error(`timeline: posting ${msg.type} failed: ${String(e)}`),
-    );
+    if (!this.disposed) this.session.post(msg);
   }
 
   /** The file changed on disk (VS Code's watcher): a followed file is read on; another one read again, throttled. */
@@ -232,13 +242,12 @@ export class TimelinePanel implements vscode.Disposable {
 
   /** (Re)reads the file. A newer load supersedes an older one still in flight. */
   async load(): Promise<void> {
-    const seq = ++this.loadSeq;
+    const load = this.session.beginLoad();
     clearTimeout(this.reloadTimer);
     this.reloadTimer = undefined;
     this.stopFollow();
     this.post({ type: 'loading', file: this.uri.fsPath });
-    let loaded: LoadedFile | null = null;
-    let indexed: IndexedTimelineFile | null = null;
+    let source: RolloutSource | null = null;
     let error: LoadErrorMessage | null = null;
     const started = Date.now();
     if (this.uri.scheme !== 'file') {
@@ -251,47 +260,44 @@ export class TimelinePanel implements vscode.Disposable {
       } catch (e) {
         this.owner.output.warn(`timeline: cannot follow ${path.basename(this.uri.fsPath)}: ${String(e)}; reading it whole`);
       }
-      if (seq !== this.loadSeq || this.disposed) return;
+      if (!this.session.isCurrent(load) || this.disposed) return;
       if (follower && follower.loaded.rollouts.length > 0) {
         this.startFollow(follower);
         return;
       }
       try {
-        indexed = await openIndexedTimeline(this.owner.files.dumps, this.uri.fsPath, this.rolloutIndex);
-        loaded = indexed?.loaded ?? (await this.owner.files.loader.load(this.uri.fsPath, { supersede: this }));
-        if (loaded.rollouts.length === 0) {
-          error = loaded.job
-            ? { ...errorToMessage(this.uri.fsPath, new Error([...describeJob(loaded.job), '', 'Its trials are read from their own folders: open them from the Rollouts view.'].join('\n'))), title: 'Harbor job result (its trials are in their own folders)' }
-            : errorToMessage(this.uri.fsPath, new Error(`The file was read as ${loaded.format} but holds no rollouts.`));
-          loaded = null;
+        source = await openRolloutSource(this.uri.fsPath, { files: this.owner.files, show: this.rolloutIndex, supersede: this });
+        if (source.count === 0) {
+          const f = source.file;
+          error = f.job
+            ? { ...errorToMessage(this.uri.fsPath, new Error([...describeJob(f.job), '', 'Its trials are read from their own folders: open them from the Rollouts view.'].join('\n'))), title: 'Harbor job result (its trials are in their own folders)' }
+            : errorToMessage(this.uri.fsPath, new Error(`The file was read as ${f.format} but holds no rollouts.`));
+          source = null;
         }
       } catch (e) {
         error = errorToMessage(this.uri.fsPath, e);
       }
     }
-    if (seq !== this.loadSeq || this.disposed) return;
+    if (!this.session.isCurrent(load) || this.disposed) return;
     this.lastLoadEnd = Date.now();
     this.lastLoadMs = this.lastLoadEnd - started;
-    this.loaded = loaded;
-    this.indexed = loaded ? indexed : null;
+    this.source = source;
     this.error = error;
-    this.live = loaded && this.uri.scheme === 'file' ? { mode: 'reload', state: 'live', bytes: 0, size: 0 } : null;
-    if (loaded) {
-      this.rolloutIndex = Math.min(this.rolloutIndex, loaded.rollouts.length - 1);
-      const steps = loaded.rollouts[this.rolloutIndex].steps.length;
-      if (this.selectedStep !== null && this.selectedStep >= steps) this.selectedStep = steps ? steps - 1 : null;
-      if (this.labelSession) this.labelSession.setRollouts(loaded.rollouts);
-      else void this.openLabels(loaded.rollouts);
-      const link = this.pendingLink;
-      this.pendingLink = null;
-      const t = link ? findLinkTarget(loaded.rollouts, link) : null;
-      if (t) {
-        this.rolloutIndex = t.rollout;
-        this.selectedStep = t.step;
-        this.pendingStep = t.step;
-      }
-    }
+    this.live = source && this.uri.scheme === 'file' ? { mode: 'reload', state: 'live', bytes: 0, size: 0 } : null;
+    if (source) this.sourceOpened(source);
     this.sendCurrent();
+  }
+
+  /** A source was opened (read whole, through its index, or followed): keep the selection inside it, open its labels, show a pending link's target. */
+  private sourceOpened(source: RolloutSource): void {
+    const rollouts = source.file.rollouts;
+    this.session.clamp(source.count, (i) => rollouts[i].steps.length);
+    if (this.labelSession) this.labelSession.setRollouts(rollouts);
+    else void this.openLabels(rollouts);
+    const link = this.pendingLink;
+    this.pendingLink = null;
+    const t = link ? findLinkTarget(rollouts, link) : null;
+    if (t) this.session.show(t.rollout, t.step);
   }
 
   // ------------------------------------------------------------ live follow
@@ -299,15 +305,10 @@ export class TimelinePanel implements vscode.Disposable {
   /** Shows what `f` read of the file so far and follows it from there. */
   private startFollow(f: JsonlFollower): void {
     this.follower = f;
-    this.loaded = f.loaded;
-    this.indexed = null;
+    this.source = new LoadedSource(f.loaded);
     this.error = null;
     this.live = this.liveInfo(f);
-    this.rolloutIndex = Math.min(this.rolloutIndex, f.loaded.rollouts.length - 1);
-    const steps = f.loaded.rollouts[this.rolloutIndex].steps.length;
-    if (this.selectedStep !== null && this.selectedStep >= steps) this.selectedStep = steps ? steps - 1 : null;
-    if (this.labelSession) this.labelSession.setRollouts(f.loaded.rollouts);
-    else void this.openLabels(f.loaded.rollouts);
+    this.sourceOpened(this.source);
     liveFiles.set(this.uri.fsPath, this, f.loaded);
     this.sendCurrent();
     const loop = (this.followLoop = new FollowLoop(f, (r) => this.onFollow(f, r), { sliceBytes: FOLLOW_SLICE_BYTES }));
@@ -351,20 +352,21 @@ export class TimelinePanel implements vscode.Disposable {
     clearTimeout(this.postTimer);
     this.postTimer = undefined;
     const f = this.follower;
-    const loaded = this.loaded;
-    if (!f || !loaded || loaded !== f.loaded) return;
+    const source = this.source;
+    const loaded = source?.file;
+    if (!f || !source || !loaded || loaded !== f.loaded) return;
     const changes = this.pendingChanges;
     this.pendingChanges = new Map();
     this.labelSession?.setRollouts(loaded.rollouts);
     const byId = new Map<string, number>();
     for (const [i, from] of changes) if (loaded.rollouts[i]) byId.set(loaded.rollouts[i].id, from);
-    this.owner.scoring?.rolloutsChanged(this.uri.fsPath, loaded.rollouts, byId);
+    for (const feature of this.owner.features) feature.rolloutsChanged?.(this, loaded.rollouts, byId);
     liveFiles.set(this.uri.fsPath, this, loaded);
-    this.rolloutIndex = Math.min(this.rolloutIndex, loaded.rollouts.length - 1);
+    this.session.clamp(source.count, (i) => loaded.rollouts[i].steps.length);
     const r = this.rollout;
-    if (!r || !this.ready) return; // a webview shown again gets the whole rollout (sendCurrent)
+    if (!r || !this.session.isReady) return; // a webview shown again gets the whole rollout (sendCurrent)
     const from = Math.min(changes.get(this.rolloutIndex) ?? r.steps.length, this.sentSteps, r.steps.length);
-    this.post(rolloutUpdateMessage(loaded, this.rolloutIndex, from, this.slices.update(r, from), this.live ?? this.liveInfo(f)));
+    this.post(rolloutUpdateMessage(source, this.rolloutIndex, from, this.slices.update(r, from), this.live ?? this.liveInfo(f)));
     this.sentSteps = r.steps.length;
   }
 
@@ -406,12 +408,12 @@ export class TimelinePanel implements vscode.Disposable {
   /** Posts the labels of the rollout shown. */
   private sendLabels(): void {
     const r = this.rollout;
-    if (!r || !this.ready) return;
+    if (!r || !this.session.isReady) return;
     if (this.labelSession) {
-      this.post(this.labelSession.message(this.rolloutIndex, r.id, this.labelSeq));
+      this.post(this.labelSession.message(this.rolloutIndex, r.id, this.session.labelSeq));
     } else if (this.labelOpenError) {
       const e = this.labelOpenError;
-      this.post({ type: 'labels', rolloutIndex: this.rolloutIndex, rolloutId: r.id, annotator: this.owner.labels.currentAnnotator, labels: [], unsaved: [], journal: e.journal, error: `labels are off for this file: ${e.message}`, warnings: [], seq: this.labelSeq });
+      this.post({ type: 'labels', rolloutIndex: this.rolloutIndex, rolloutId: r.id, annotator: this.owner.labels.currentAnnotator, labels: [], unsaved: [], journal: e.journal, error: `labels are off for this file: ${e.message}`, warnings: [], seq: this.session.labelSeq });
     }
   }
 
@@ -430,7 +432,7 @@ export class TimelinePanel implements vscode.Disposable {
     // one is done every request up to `seq` is: the answer says so, and the webview drops its
     // in-flight copies of them.
     const answered = (): void => {
-      if (seq !== undefined) this.labelSeq = Math.max(this.labelSeq ?? 0, seq);
+      this.session.labelAnswered(seq);
       this.sendLabels();
     };
     if (!session) {
@@ -479,15 +481,15 @@ export class TimelinePanel implements vscode.Disposable {
 
   /** A labelling command: the webview does what its key does. False when no webview can take it. */
   labelAction(action: LabelAction): boolean {
-    if (!this.ready || !this.loaded) return false;
-    this.post({ type: 'labelAction', action });
+    if (!this.session.isReady || !this.source) return false;
+    this.post({ type: 'runLabelAction', action });
     return true;
   }
 
   /** The Toggle Follow command: the webview turns Follow on / off (`on` undefined: the other way). False when no webview can take it. */
   followAction(on?: boolean): boolean {
-    if (!this.ready || !this.loaded) return false;
-    this.post({ type: 'followAction', ...(on !== undefined ? { on } : {}) });
+    if (!this.session.isReady || !this.source) return false;
+    this.post({ type: 'toggleFollow', ...(on !== undefined ? { on } : {}) });
     return true;
   }
 
@@ -502,67 +504,61 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   get loadedFile(): LoadedFile | null {
-    return this.loaded;
+    return this.source?.file ?? null;
   }
 
   /** Posts whatever is loaded (the rollout or the error) to a ready webview. */
   private sendCurrent(): void {
-    if (!this.ready) return;
+    if (!this.session.isReady) return;
     if (this.error) {
       this.post(this.error);
-    } else if (this.loaded) {
-      const f = this.indexed;
-      if (f && !f.isRead(this.rolloutIndex)) {
-        // A rollout of an indexed dump is read when it is shown.
-        const i = this.rolloutIndex;
-        void f.ensure(i).then(
-          () => {
-            if (this.indexed !== f) return;
-            this.labelSession?.setRollouts(f.loaded.rollouts);
-            this.sendCurrent();
-          },
-          (e) => this.indexed === f && this.post(errorToMessage(this.uri.fsPath, e)),
-        );
-        return;
-      }
-      const select = this.pendingStep;
-      this.pendingStep = null;
-      const msg = f ? f.message(this.rolloutIndex, select, this.config()) : rolloutMessage(this.loaded, this.rolloutIndex, select, this.config());
-      if (this.live) msg.live = this.follower ? this.liveInfo(this.follower) : this.live;
-      this.post(this.slices.present(msg));
-      const hl = this.pendingHighlight;
-      this.pendingHighlight = null;
-      if (hl && hl.step === select) this.post({ type: 'highlight', rolloutIndex: this.rolloutIndex, index: hl.step, query: hl.query });
-      this.sentSteps = msg.rollout.steps.length;
-      this.sendLabels();
-      replayHook()?.resend(this);
-      this.owner.scoring?.panelShown(this);
+      return;
     }
-  }
-
-  /** Posts the step scores of the rollout shown (the scoring service calls it). */
-  postScores(m: ScoresMessage): void {
-    this.post(m);
+    const source = this.source;
+    if (!source) return;
+    const i = this.rolloutIndex;
+    if (!source.readNow(i)) {
+      // A rollout of an indexed dump is read when it is shown.
+      void source.rollout(i).then(
+        () => {
+          if (this.source !== source) return;
+          this.labelSession?.setRollouts(source.file.rollouts);
+          this.sendCurrent();
+        },
+        (e) => this.source === source && this.post(errorToMessage(this.uri.fsPath, e)),
+      );
+      return;
+    }
+    const live = this.live ? (this.follower ? this.liveInfo(this.follower) : this.live) : null;
+    const reveal = this.session.takeReveal();
+    const msg = rolloutMessage(source, i, reveal, this.config(), { slices: this.slices, live });
+    this.post(msg);
+    const hl = this.pendingHighlight;
+    this.pendingHighlight = null;
+    if (hl && hl.step === reveal) this.post({ type: 'highlight', rolloutIndex: i, index: hl.step, query: hl.query });
+    this.sentSteps = msg.rollout.steps.length;
+    this.sendLabels();
+    for (const feature of this.owner.features) feature.onShown?.(this);
   }
 
   private async onMessage(m: WebviewMessage): Promise<void> {
     switch (m.type) {
-      case 'ready':
-        this.ready = true;
+      case 'ready': {
         // A re-created webview (it was hidden) brings back what it had shown, unless a command asked for something else.
-        if (m.state && !this.owner.hasPendingRollout(this.uri)) {
-          this.rolloutIndex = m.state.rolloutIndex;
-          if (this.loaded) this.rolloutIndex = Math.min(this.rolloutIndex, this.loaded.rollouts.length - 1);
-          this.selectedStep = m.state.selectedStep;
-        }
-        this.owner.takePendingRollout(this.uri);
+        this.session.webviewReady(m.state);
+        const source = this.source;
+        if (source) this.session.clamp(source.count, (i) => source.file.rollouts[i].steps.length);
         this.sendCurrent();
         break;
-      case 'selectStep':
-        if (m.rolloutIndex === this.rolloutIndex) this.selectedStep = m.stepIndex;
+      }
+      case 'stepSelected':
+        this.session.stepSelected(m.rolloutIndex, m.stepIndex);
         break;
-      case 'selectRollout':
-        this.showRollout(m.rolloutIndex, null);
+      case 'rolloutSelected':
+        if (this.source && m.rolloutIndex < this.source.count) {
+          this.session.rolloutPicked(m.rolloutIndex);
+          this.sendCurrent();
+        }
         break;
       case 'showInSource':
         await this.showInSource(m.rolloutIndex, m.stepIndex);
@@ -601,9 +597,9 @@ export class TimelinePanel implements vscode.Disposable {
         await this.redoLabel(m.seq);
         break;
       case 'replay':
-        await replayHook()?.onMessage(this, m);
+        for (const feature of this.owner.features) await feature.onMessage?.(this, m);
         break;
-      case 'stepSlice': {
+      case 'loadSteps': {
         const answer = this.slices.answer(m, this.rolloutIndex, this.rollout);
         if (answer) this.post(answer);
         break;
@@ -613,7 +609,7 @@ export class TimelinePanel implements vscode.Disposable {
 
   /** Reads the terminal recording of rollout `rolloutIndex` with core `parseAsciicast` and posts it (or why it cannot be shown). */
   private async sendCast(rolloutIndex: number): Promise<void> {
-    const r = this.loaded?.rollouts[rolloutIndex];
+    const r = this.source?.file.rollouts[rolloutIndex];
     if (!r) return;
     const rec = r.recording;
     if (!rec) {
@@ -628,7 +624,7 @@ export class TimelinePanel implements vscode.Disposable {
    * the target is looked up in the rollout this panel holds, never taken from the webview.
    */
   private async openLink(rolloutIndex: number, stepIndex: number | null, linkIndex: number): Promise<void> {
-    const r = this.loaded?.rollouts[rolloutIndex];
+    const r = this.source?.file.rollouts[rolloutIndex];
     const link = (stepIndex === null ? r?.links : r?.steps[stepIndex]?.links)?.[linkIndex];
     if (!link) return;
     if (link.missing) {
@@ -640,61 +636,48 @@ export class TimelinePanel implements vscode.Disposable {
 
   /** Selects a link's target once this panel's file is loaded (a link opened from another timeline). */
   private pendingLink: Pick<RolloutLink, 'rolloutId' | 'stepIndex' | 'callId'> | null = null;
+  /** A search's matches to mark in the step a search result opens, posted after the message that shows it. */
+  private pendingHighlight: { step: number; query: HighlightQuery } | null = null;
 
   /** Shows the rollout and step a link points at in this file (now, or when the file has loaded). */
   showLinkTarget(link: Pick<RolloutLink, 'rolloutId' | 'stepIndex' | 'callId'>): void {
-    if (!this.loaded) {
+    if (!this.source) {
       this.pendingLink = link;
       return;
     }
-    const t = findLinkTarget(this.loaded.rollouts, link);
+    const t = findLinkTarget(this.source.file.rollouts, link);
     if (t) this.showRollout(t.rollout, t.step);
     else void vscode.window.showWarningMessage(`Trajectory Inspector: ${path.basename(this.uri.fsPath)} holds no rollout ${link.rolloutId ?? ''}.`);
   }
 
-  /** Marks a search's matches in `step` once the rollout shown is posted with that step selected (a new timeline opened from a search result). */
-  highlightStep(step: number, query: HighlightQuery): void {
-    this.pendingHighlight = { step, query };
-  }
-
-  /** Shows another rollout of the file, optionally selecting a step (and marking a search's matches in it). */
+  /** Shows another rollout of the file (now, or once the file is loaded), optionally revealing a step (and marking a search's matches in it). */
   showRollout(rolloutIndex: number, step: number | null, highlight: HighlightQuery | null = null): void {
     this.pendingHighlight = highlight && step !== null ? { step, query: highlight } : null;
-    if (this.loaded && rolloutIndex < this.loaded.rollouts.length) {
-      this.rolloutIndex = rolloutIndex;
-      this.selectedStep = step;
-      this.pendingStep = step;
-      this.sendCurrent();
-    } else {
-      this.rolloutIndex = rolloutIndex;
-      this.pendingStep = step;
-    }
+    this.session.show(rolloutIndex, step);
+    if (this.source && rolloutIndex < this.source.count) this.sendCurrent();
   }
 
-  /** Selects a step in the webview (Go to Step), showing the timeline if it is hidden. */
-  selectStep(index: number): void {
-    this.selectedStep = index;
-    if (this.ready && this.loaded) {
-      this.post({ type: 'selectStep', index });
-    } else {
-      this.pendingStep = index;
-      if (!this.panel.visible) this.panel.reveal(undefined, false);
-    }
+  /** Reveals a step in the webview (Go to Step), showing the timeline if it is hidden. */
+  revealStep(index: number): void {
+    if (this.source && this.session.reveal(index)) return;
+    // Not shown yet: the step goes with the rollout once the webview is ready.
+    this.session.show(this.rolloutIndex, index);
+    if (!this.panel.visible) this.panel.reveal(undefined, false);
   }
 
   /** Moves the selection (Next / Previous Step). */
   moveSelection(delta: number): void {
-    if (this.ready) {
+    if (this.session.isReady) {
       this.post({ type: 'moveSelection', delta });
       return;
     }
     const count = this.rollout?.steps.length ?? 0;
-    if (count) this.selectStep(Math.max(0, Math.min(count - 1, (this.selectedStep ?? -1) + delta)));
+    if (count) this.revealStep(Math.max(0, Math.min(count - 1, (this.selectedStep ?? -1) + delta)));
   }
 
   /** Opens the raw file at a step's range; with no step, at the rollout's own place in the file. */
   async showInSource(rolloutIndex = this.rolloutIndex, stepIndex: number | null = this.selectedStep): Promise<void> {
-    const r = this.loaded?.rollouts[rolloutIndex];
+    const r = this.source?.file.rollouts[rolloutIndex];
     if (!r) {
       await revealInSource(this.uri.fsPath, null, this.error?.issues[0]?.line ?? null);
       return;
@@ -704,14 +687,14 @@ export class TimelinePanel implements vscode.Disposable {
     else await revealInSource(r.source.path, r.source.range, r.source.line);
   }
 
-  /** Posts a message to the webview (replay state); dropped when the webview is not ready. */
+  /** Posts a message to the webview (replay state, scores); dropped when the webview is not ready. */
   postMessage(msg: HostMessage): void {
-    if (this.ready) this.post(msg);
+    this.post(msg);
   }
 
   /** Sends changed settings. */
   configChanged(): void {
-    if (this.loaded) this.post({ type: 'config', config: this.config() });
+    if (this.source) this.post({ type: 'config', config: this.config() });
   }
 
   dispose(): void {
@@ -719,13 +702,22 @@ export class TimelinePanel implements vscode.Disposable {
     this.disposed = true;
     clearTimeout(this.reloadTimer);
     this.stopFollow();
-    this.loaded = null;
+    this.session.cancelLoads();
+    this.source = null;
     this.labelOpenSeq++;
     this.dropLabels();
-    this.owner.scoring?.panelClosed(this);
+    for (const feature of this.owner.features) feature.onClosed?.(this);
     while (this.disposables.length) this.disposables.pop()?.dispose();
     this.owner.forget(this);
   }
+}
+
+/** What the timeline editor is built with beside the extension's URI, log and labels. */
+export interface TimelineOptions {
+  /** How the timelines read their files: the load workers and the dump indexes of the extension. */
+  files: RolloutFiles;
+  /** The features every timeline tells what it shows (step scores, replay), in this order. */
+  features: readonly TimelineFeature[];
 }
 
 /** Registers the custom editor and tracks open timelines for the commands. */
@@ -737,16 +729,17 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
   /** Link targets to select when a file's editor opens (a link followed from another timeline). */
   private readonly pendingLinks = new Map<string, RolloutLink>();
   private readonly disposables: vscode.Disposable[] = [];
-  /** Step scores: told when a timeline shows a rollout and when it closes. */
-  scoring: ScoringService | null = null;
+  readonly files: RolloutFiles;
+  readonly features: readonly TimelineFeature[];
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     readonly output: vscode.LogOutputChannel,
     readonly labels: LabelService,
-    /** How the timelines read their files: the load workers and the dump indexes of the extension. */
-    readonly files: RolloutFiles,
+    options: TimelineOptions,
   ) {
+    this.files = options.files;
+    this.features = [...options.features];
     this.disposables.push(
       vscode.window.registerCustomEditorProvider(TIMELINE_VIEW_TYPE, this, {
         supportsMultipleEditorsPerDocument: true,
@@ -764,11 +757,10 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
 
   resolveCustomEditor(document: TimelineDocument, panel: vscode.WebviewPanel): void {
     const pending = this.pendingRollout.get(document.uri.toString()) ?? null;
+    this.pendingRollout.delete(document.uri.toString());
     const p = new TimelinePanel(document.uri, panel, this.extensionUri, this, pending?.rollout ?? null);
-    if (pending?.step !== null && pending?.step !== undefined) {
-      p.selectStep(pending.step);
-      if (pending.highlight) p.highlightStep(pending.step, pending.highlight);
-    }
+    // The webview's own saved state does not override the rollout and step asked for.
+    if (pending) p.showRollout(pending.rollout, pending.step, pending.highlight ?? null);
     const link = this.pendingLinks.get(document.uri.toString());
     if (link) {
       this.pendingLinks.delete(document.uri.toString());
@@ -777,14 +769,6 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
     this.panels.add(p);
     this.setActive(p);
     void vscode.commands.executeCommand('setContext', HAS_TIMELINE_KEY, true);
-  }
-
-  hasPendingRollout(uri: vscode.Uri): boolean {
-    return this.pendingRollout.has(uri.toString());
-  }
-
-  takePendingRollout(uri: vscode.Uri): void {
-    this.pendingRollout.delete(uri.toString());
   }
 
   setActive(p: TimelinePanel): void {

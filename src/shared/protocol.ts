@@ -1,6 +1,8 @@
 /**
  * Messages between the timeline webview and the extension host. Both sides import this module;
- * it imports neither `vscode` nor the DOM (only types from the core model, which are erased).
+ * it imports neither `vscode` nor the DOM (only types from the core model, which are erased). The
+ * messages of terminal recordings, replay and step scores, with their validators, are in
+ * castProtocol.ts, replayProtocol.ts and scoresProtocol.ts.
  *
  * Flow: the webview posts `ready` once its script runs (again after every re-creation, since the
  * panel does not retain its context when hidden); only then does the host post the file
@@ -8,15 +10,27 @@
  * → `cast`), so a large recording never delays the timeline. The rollout's labels follow it
  * (`labels`), and again after every change; the webview asks for changes (`setLabel`,
  * `markFirstError`, `undoLabel`, `redoLabel`) and shows what the host answers. A large rollout comes
- * as step heads (`rollout.sliced`); the webview asks for the full steps it shows (`stepSlice` → `steps`).
+ * as step heads (`rollout.sliced`); the webview asks for the full steps it shows (`loadSteps` → `steps`).
  * A file that grows (a session still being written) is followed (`rollout.live`): the host posts
  * `rolloutUpdate` with the steps that are new or changed, and `live` when only its state changes.
- * Every message carries a `type`
- * discriminator. Each side validates what it receives with the guards below and ignores anything else.
+ *
+ * The webview owns the selection: it tells the host every step the user selects (`stepSelected`),
+ * and the host asks it to select one (`revealStep`, or `revealStep` of a `rollout` message).
+ *
+ * Names: a message that carries data is named by what it carries (`rollout`, `labels`, `steps`); a
+ * request is an imperative verb (`revealStep`, `moveSelection`, `runLabelAction`, `toggleFollow`
+ * host → webview; `loadSteps`, `setLabel`, `showInSource` … webview → host); an event the
+ * webview reports is in the past tense (`stepSelected`, `rolloutSelected`; `ready`).
+ * Every message carries a `type` discriminator. Each side validates what it receives with the
+ * guards below and ignores anything else.
  */
 import type { CurrentLabel, LabelValue } from '../core/labels/api';
 import type { FormatId, Rollout, Step } from '../core/model';
 import type { HighlightQuery } from './highlight';
+import { isCastMessage, type CastMessage } from './castProtocol';
+import { isIndex, isObj, isPosOrNull } from './guards';
+import { isReplayControlMessage, isReplayStateMessage, type ReplayControlMessage, type ReplayStateMessage } from './replayProtocol';
+import { isScoresMessage, type ScoresMessage } from './scoresProtocol';
 
 /** One line of a rollout picker: enough to choose a rollout without sending all of them. */
 export interface RolloutSummary {
@@ -103,33 +117,6 @@ export interface PersistedState {
 /** Playback speeds the terminal player offers. */
 export const PLAYER_SPEEDS = [0.5, 1, 2, 4, 8] as const;
 
-/** Kind of an asciicast event: output, input, marker, resize (`COLSxROWS`), exit. */
-export type CastEventCode = 'o' | 'i' | 'm' | 'r' | 'x';
-
-/** One recording event, compact: [seconds from the start of the recording, code, data]. */
-export type CastEventView = [number, CastEventCode, string];
-
-/**
- * Largest terminal the player emulates (cells). A recording whose header or resize events ask for
- * more is shown at this size, with a note (a 10000×10000 header would take 1.2 GB in xterm.js).
- */
-export const MAX_TERM_COLS = 500;
-export const MAX_TERM_ROWS = 200;
-
-/** A terminal recording ready to play. Event times never decrease. */
-export interface CastView {
-  /** Terminal size at the start (later `r` events resize it). */
-  cols: number;
-  rows: number;
-  /** Seconds from the start to the last event kept. */
-  duration: number;
-  /** Recording title from the header, when it has one. */
-  title: string | null;
-  events: CastEventView[];
-  /** Set when the host cut the recording short (size limit): the time of the last event kept. */
-  truncatedAt: number | null;
-}
-
 // ---------------------------------------------------------------- host → webview
 
 /** The file loaded: the summaries of all its rollouts and one rollout in full. */
@@ -152,12 +139,12 @@ export interface RolloutMessage {
   rolloutCount?: number;
   rolloutIndex: number;
   rollout: Rollout;
-  /** Step to select after rendering (from Go to Step, the tree, or restored state); null keeps the webview's own. */
-  selectStep: number | null;
+  /** Step the webview selects and scrolls to after rendering (from Go to Step, the tree, a search hit, a link); null keeps the webview's own. */
+  revealStep: number | null;
   config: ViewConfig;
   /**
    * Set when the rollout is large: `rollout.steps` are then step HEADS (the Step shape,
-   * long texts cut to a preview) and the webview asks for the full steps it shows (`stepSlice` →
+   * long texts cut to a preview) and the webview asks for the full steps it shows (`loadSteps` →
    * `steps`). Absent: the steps are whole.
    */
   sliced?: SlicedInfo;
@@ -220,9 +207,9 @@ export interface LiveMessage {
   live: LiveInfo;
 }
 
-/** The Toggle Follow command: Follow on or off (`on` absent: the other way). */
-export interface FollowActionNotification {
-  type: 'followAction';
+/** The Toggle Follow command: turn Follow on or off (`on` absent: the other way). */
+export interface ToggleFollowNotification {
+  type: 'toggleFollow';
   on?: boolean;
 }
 
@@ -257,7 +244,7 @@ export interface SlicedInfo {
 }
 
 /**
- * Answer to `stepSlice`: the full steps `from`, `from + 1`, … of the rollout shown (fewer than asked
+ * Answer to `loadSteps`: the full steps `from`, `from + 1`, … of the rollout shown (fewer than asked
  * when they would have made the answer too large: the webview asks again for the rest).
  */
 export interface StepsMessage {
@@ -283,9 +270,9 @@ export interface LoadErrorMessage {
   message: string;
 }
 
-/** Select a step (Go to Step, Next/Previous Step commands). */
-export interface SelectStepNotification {
-  type: 'selectStep';
+/** Select a step and scroll it into view (Go to Step, a step opened from the tree, search or a link). */
+export interface RevealStepNotification {
+  type: 'revealStep';
   index: number;
   /** Scroll the step into view (default true). */
   reveal?: boolean;
@@ -319,23 +306,6 @@ export interface LoadingNotification {
 export interface ConfigNotification {
   type: 'config';
   config: ViewConfig;
-}
-
-/**
- * Answer to `loadCast`: the rollout's terminal recording, read by core `parseAsciicast`. `cast` is
- * null when it cannot be shown (missing, unreadable, over the size limit): `error` says why.
- * `note` is shown with the player (e.g. the recording was cut at the size limit).
- */
-export interface CastMessage {
-  type: 'cast';
-  rolloutIndex: number;
-  /** Rollout the recording belongs to (a late answer for another rollout is dropped). */
-  rolloutId: string;
-  /** Absolute path of the recording. */
-  path: string;
-  cast: CastView | null;
-  error: string | null;
-  note: string | null;
 }
 
 /**
@@ -379,98 +349,24 @@ export type LabelAction = 'good' | 'neutral' | 'bad' | 'clear' | 'firstError' | 
 export const LABEL_ACTIONS: readonly LabelAction[] = ['good', 'neutral', 'bad', 'clear', 'firstError', 'note', 'commitAndNext', 'showKeys', 'verdict'];
 
 /** A labelling command ran (palette, user keybinding): act on the selected step as its key would. */
-export interface LabelActionNotification {
-  type: 'labelAction';
+export interface RunRunLabelActionNotification {
+  type: 'runLabelAction';
   action: LabelAction;
-}
-
-// ---------------------------------------------------------------- replay
-
-/** Replay verdict of one rollout step (the worst of its commands): see core/replay/compare. */
-export type ReplayStepStatus = 'pending' | 'running' | 'same' | 'differs' | 'not-replayable';
-
-/** One rollout step's replay result as the timeline shows it. */
-export interface ReplayStepView {
-  stepIndex: number;
-  status: ReplayStepStatus;
-  /** One line: "exit code 0 → 127", "output differs (line 3)", why not replayable. */
-  summary: string;
-  /** Ran after the first divergence: the container's state may no longer be the recording's. */
-  stateMayDiffer: boolean;
-  /** A diff can be shown (recorded vs replayed output exists). */
-  hasDiff: boolean;
-}
-
-/** Replay controls' state for the rollout shown; sent after every change. */
-export interface ReplayStateMessage {
-  type: 'replayState';
-  rolloutIndex: number;
-  rolloutId: string;
-  /** False in an untrusted workspace or when the rollout has nothing to replay; `reason` says why. */
-  available: boolean;
-  reason: string | null;
-  phase: 'idle' | 'starting' | 'ready' | 'running' | 'done' | 'error';
-  image: string | null;
-  mode: 'exec' | 'shell' | 'tmux' | null;
-  /** Rollout step the next command belongs to; null when none is left or not started. */
-  next: number | null;
-  /** Rollout steps with a command that can be replayed ("Run to here" targets). */
-  replayable: number[];
-  steps: ReplayStepView[];
-  /** Rollout step of the first divergence, or null. */
-  firstDivergence: number | null;
-  /** Last error or note for the bar; null when none. */
-  message: string | null;
-  /** Step back is possible (a snapshot exists before the last run step). */
-  canStepBack: boolean;
-}
-
-/** One step's score as the webview shows it (a scorer's `StepScore` for the step). */
-export interface StepScoreView {
-  index: number;
-  value: number;
-  label: string | null;
-  explanation: string | null;
-}
-
-/**
- * The per-step scores of the rollout shown, from the scorer (or its cache): sent after
- * the rollout, as partial results arrive, and when scoring ends. `state` says where scoring is;
- * `error` why it failed (then `steps` holds only scores that were validated before, usually none).
- * Step scores are a scorer's opinion of each step, distinct from the rollout's outcome reward.
- */
-export interface ScoresMessage {
-  type: 'scores';
-  rolloutIndex: number;
-  /** Rollout the scores belong to (a late answer for another rollout is dropped). */
-  rolloutId: string;
-  state: 'idle' | 'scoring' | 'done' | 'error' | 'cancelled';
-  scorer: { name: string; version: string; model: string | null } | null;
-  /** [low, high] of the values (the scorer's scoreRange). */
-  range: [number, number];
-  steps: StepScoreView[];
-  /** True when the scores came from the on-disk cache. */
-  cached: boolean;
-  error: string | null;
-  /** Agent steps the scorer left unscored with a reason ("not scored: beyond model context"); absent = none. */
-  unscored?: { index: number; reason: string }[];
-  /** Set when the rollout has no step the scorer can score (shown instead of a blank strip). */
-  notScorable?: string | null;
 }
 
 export type HostMessage =
   | RolloutUpdateMessage
   | LiveMessage
-  | FollowActionNotification
+  | ToggleFollowNotification
   | StepsMessage
   | ReplayStateMessage
   | ScoresMessage
   | LabelsMessage
-  | LabelActionNotification
+  | RunRunLabelActionNotification
   | CastMessage
   | RolloutMessage
   | LoadErrorMessage
-  | SelectStepNotification
+  | RevealStepNotification
   | HighlightNotification
   | MoveSelectionNotification
   | LoadingNotification
@@ -484,16 +380,16 @@ export interface ReadyMessage {
   state: PersistedState | null;
 }
 
-/** The user selected a step. */
+/** The user (or a `revealStep`) selected a step: the host keeps the last one for its commands. */
 export interface StepSelectedMessage {
-  type: 'selectStep';
+  type: 'stepSelected';
   rolloutIndex: number;
   stepIndex: number;
 }
 
 /** The user picked another rollout of the file. */
-export interface SelectRolloutMessage {
-  type: 'selectRollout';
+export interface RolloutSelectedMessage {
+  type: 'rolloutSelected';
   rolloutIndex: number;
 }
 
@@ -592,25 +488,12 @@ export interface UndoLabelMessage {
   seq?: number;
 }
 
-/** What a replay control asks for. `runTo` and `showDiff` need `stepIndex`. */
-export type ReplayAction = 'start' | 'step' | 'continue' | 'runTo' | 'stepBack' | 'stop' | 'restart' | 'showDiff' | 'close';
-
-export const REPLAY_ACTIONS: readonly ReplayAction[] = ['start', 'step', 'continue', 'runTo', 'stepBack', 'stop', 'restart', 'showDiff', 'close'];
-
-/** A replay control in the timeline was used. Answered by `replayState`. */
-export interface ReplayControlMessage {
-  type: 'replay';
-  action: ReplayAction;
-  rolloutIndex: number;
-  stepIndex?: number;
-}
-
-/** Most steps one `stepSlice` may ask for. */
+/** Most steps one `loadSteps` may ask for. */
 export const MAX_SLICE_STEPS = 200;
 
 /** Ask for the full steps `from` … `to - 1` (at most MAX_SLICE_STEPS) of a sliced rollout. Answered by `steps`. */
-export interface StepSliceMessage {
-  type: 'stepSlice';
+export interface LoadStepsMessage {
+  type: 'loadSteps';
   rolloutIndex: number;
   rolloutId: string;
   from: number;
@@ -622,7 +505,7 @@ export interface StepSliceMessage {
 
 export type WebviewMessage =
   | OpenUrlMessage
-  | StepSliceMessage
+  | LoadStepsMessage
   | ReplayControlMessage
   | SetLabelMessage
   | MarkFirstErrorMessage
@@ -630,7 +513,7 @@ export type WebviewMessage =
   | LoadCastMessage
   | ReadyMessage
   | StepSelectedMessage
-  | SelectRolloutMessage
+  | RolloutSelectedMessage
   | ShowInSourceMessage
   | OpenLocationMessage
   | OpenLinkMessage
@@ -639,35 +522,12 @@ export type WebviewMessage =
 
 // ---------------------------------------------------------------- guards
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-function isIndex(v: unknown): v is number {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0;
-}
-function isPosOrNull(v: unknown): v is number | null {
-  return v === null || (typeof v === 'number' && Number.isInteger(v) && v > 0);
-}
-
 function isLabelValueOrNull(v: unknown): v is LabelValue | null {
   return v === null || v === 1 || v === 0 || v === -1;
 }
 
 /** A note the webview may send: at most this many characters. */
 export const MAX_NOTE_CHARS = 10_000;
-
-function isCastView(v: unknown): v is CastView {
-  return (
-    isObj(v) &&
-    isIndex(v.cols) &&
-    isIndex(v.rows) &&
-    typeof v.duration === 'number' &&
-    Number.isFinite(v.duration) &&
-    (v.title === null || typeof v.title === 'string') &&
-    (v.truncatedAt === null || typeof v.truncatedAt === 'number') &&
-    Array.isArray(v.events)
-  );
-}
 
 /** Validates persisted state (it comes back from storage, so it is checked like any input). */
 export function isPersistedState(v: unknown): v is PersistedState {
@@ -695,10 +555,10 @@ export function isWebviewMessage(v: unknown): v is WebviewMessage {
   switch (v.type) {
     case 'ready':
       return v.state === null || v.state === undefined || isPersistedState(v.state);
-    case 'selectStep':
+    case 'stepSelected':
     case 'showInSource':
       return isIndex(v.rolloutIndex) && isIndex(v.stepIndex);
-    case 'selectRollout':
+    case 'rolloutSelected':
     case 'loadCast':
       return isIndex(v.rolloutIndex);
     case 'openLink':
@@ -724,7 +584,7 @@ export function isWebviewMessage(v: unknown): v is WebviewMessage {
       );
     case 'markFirstError':
       return isIndex(v.rolloutIndex) && isIndex(v.stepIndex) && (v.seq === undefined || isIndex(v.seq));
-    case 'stepSlice':
+    case 'loadSteps':
       return (
         isIndex(v.rolloutIndex) &&
         typeof v.rolloutId === 'string' &&
@@ -735,22 +595,10 @@ export function isWebviewMessage(v: unknown): v is WebviewMessage {
         isIndex(v.seq)
       );
     case 'replay':
-      return (
-        (REPLAY_ACTIONS as readonly unknown[]).includes(v.action) &&
-        isIndex(v.rolloutIndex) &&
-        (v.stepIndex === undefined || isIndex(v.stepIndex)) &&
-        ((v.action !== 'runTo' && v.action !== 'showDiff') || isIndex(v.stepIndex))
-      );
+      return isReplayControlMessage(v);
     default:
       return false;
   }
-}
-
-const REPLAY_PHASES: readonly unknown[] = ['idle', 'starting', 'ready', 'running', 'done', 'error'];
-const REPLAY_STEP_STATUSES: readonly unknown[] = ['pending', 'running', 'same', 'differs', 'not-replayable'];
-
-function isReplayStepView(v: unknown): v is ReplayStepView {
-  return isObj(v) && isIndex(v.stepIndex) && REPLAY_STEP_STATUSES.includes(v.status) && typeof v.summary === 'string' && typeof v.stateMayDiffer === 'boolean' && typeof v.hasDiff === 'boolean';
 }
 
 function isCurrentLabel(v: unknown): v is CurrentLabel {
@@ -783,7 +631,7 @@ export function isHostMessage(v: unknown): v is HostMessage {
         isIndex(v.rolloutIndex) &&
         isObj(v.rollout) &&
         Array.isArray((v.rollout as Record<string, unknown>).steps) &&
-        (v.selectStep === null || isIndex(v.selectStep)) &&
+        (v.revealStep === null || isIndex(v.revealStep)) &&
         isObj(v.config) &&
         (v.sliced === undefined || isSlicedInfo(v.sliced)) &&
         (v.live === undefined || isLiveInfo(v.live))
@@ -804,7 +652,7 @@ export function isHostMessage(v: unknown): v is HostMessage {
       );
     case 'live':
       return isLiveInfo(v.live);
-    case 'followAction':
+    case 'toggleFollow':
       return v.on === undefined || typeof v.on === 'boolean';
     case 'loadError':
       return typeof v.file === 'string' && typeof v.message === 'string' && Array.isArray(v.issues) && Array.isArray(v.declined);
@@ -818,7 +666,7 @@ export function isHostMessage(v: unknown): v is HostMessage {
         v.steps.length <= MAX_SLICE_STEPS &&
         v.steps.every((s, k) => isObj(s) && s.index === (v.from as number) + k && Array.isArray(s.actions) && Array.isArray(s.observations) && typeof s.message === 'string')
       );
-    case 'selectStep':
+    case 'revealStep':
       return isIndex(v.index);
     case 'highlight':
       return isIndex(v.rolloutIndex) && isIndex(v.index) && isObj(v.query) && typeof v.query.pattern === 'string' && v.query.pattern !== '' && typeof v.query.regex === 'boolean' && typeof v.query.caseSensitive === 'boolean';
@@ -843,37 +691,14 @@ export function isHostMessage(v: unknown): v is HostMessage {
         v.warnings.every((w) => typeof w === 'string') &&
         (v.seq === null || isIndex(v.seq))
       );
-    case 'labelAction':
+    case 'runLabelAction':
       return (LABEL_ACTIONS as readonly unknown[]).includes(v.action);
     case 'replayState':
-      return (
-        isIndex(v.rolloutIndex) &&
-        typeof v.rolloutId === 'string' &&
-        typeof v.available === 'boolean' &&
-        (v.reason === null || typeof v.reason === 'string') &&
-        REPLAY_PHASES.includes(v.phase) &&
-        (v.image === null || typeof v.image === 'string') &&
-        (v.mode === null || v.mode === 'exec' || v.mode === 'shell' || v.mode === 'tmux') &&
-        (v.next === null || isIndex(v.next)) &&
-        Array.isArray(v.replayable) &&
-        v.replayable.every(isIndex) &&
-        Array.isArray(v.steps) &&
-        v.steps.every(isReplayStepView) &&
-        (v.firstDivergence === null || isIndex(v.firstDivergence)) &&
-        (v.message === null || typeof v.message === 'string') &&
-        typeof v.canStepBack === 'boolean'
-      );
+      return isReplayStateMessage(v);
     case 'scores':
       return isScoresMessage(v);
     case 'cast':
-      return (
-        isIndex(v.rolloutIndex) &&
-        typeof v.rolloutId === 'string' &&
-        typeof v.path === 'string' &&
-        (v.cast === null || isCastView(v.cast)) &&
-        (v.error === null || typeof v.error === 'string') &&
-        (v.note === null || typeof v.note === 'string')
-      );
+      return isCastMessage(v);
     default:
       return false;
   }
@@ -903,36 +728,5 @@ function isSlicedInfo(v: unknown): v is SlicedInfo {
         c.fields.every((f) => isObj(f) && typeof f.field === 'string' && isIndex(f.chars) && isIndex(f.lines)),
     ) &&
     (v.initial === undefined || (isObj(v.initial) && isIndex(v.initial.from) && Array.isArray(v.initial.steps) && v.initial.steps.every((s) => isObj(s) && isIndex(s.index))))
-  );
-}
-
-const SCORE_STATES: readonly unknown[] = ['idle', 'scoring', 'done', 'error', 'cancelled'];
-
-function isScoresMessage(v: Record<string, unknown>): boolean {
-  const range = v.range;
-  const scorer = v.scorer;
-  return (
-    isIndex(v.rolloutIndex) &&
-    typeof v.rolloutId === 'string' &&
-    SCORE_STATES.includes(v.state) &&
-    (scorer === null || (isObj(scorer) && typeof scorer.name === 'string' && typeof scorer.version === 'string' && (scorer.model === null || typeof scorer.model === 'string'))) &&
-    Array.isArray(range) &&
-    range.length === 2 &&
-    range.every((x) => typeof x === 'number' && Number.isFinite(x)) &&
-    (range[0] as number) < (range[1] as number) &&
-    Array.isArray(v.steps) &&
-    v.steps.every(
-      (s) =>
-        isObj(s) &&
-        isIndex(s.index) &&
-        typeof s.value === 'number' &&
-        Number.isFinite(s.value) &&
-        (s.label === null || typeof s.label === 'string') &&
-        (s.explanation === null || typeof s.explanation === 'string'),
-    ) &&
-    typeof v.cached === 'boolean' &&
-    (v.error === null || typeof v.error === 'string') &&
-    (v.unscored === undefined || (Array.isArray(v.unscored) && v.unscored.every((u) => isObj(u) && isIndex(u.index) && typeof u.reason === 'string'))) &&
-    (v.notScorable === undefined || v.notScorable === null || typeof v.notScorable === 'string')
   );
 }

@@ -1,7 +1,7 @@
 /**
  * Step heads and slices of a large rollout: the host sends a rollout whose serialized size
  * passes SLICE_MIN_CHARS as step HEADS (every step in the Step shape, its long texts cut to a short
- * preview) and answers the webview's `stepSlice` requests with the full steps it shows. Everything
+ * preview) and answers the webview's `loadSteps` requests with the full steps it shows. Everything
  * that reads steps without their long texts (heat strip, scroll marks, castTime sync, labels,
  * replay bar, key navigation, Go to Step) works on the heads unchanged; a step card shows "loading"
  * until its full step is there (webview/stepStore.ts).
@@ -10,7 +10,7 @@
  * length), the unit of the JSON text postMessage clones.
  */
 import type { Action, FileEdit, Observation, Rollout, Step } from '../core/model';
-import type { CutField, RolloutMessage, SlicedInfo, StepsMessage, StepSliceMessage } from './protocol';
+import type { CutField, RolloutMessage, SlicedInfo, StepsMessage, LoadStepsMessage } from './protocol';
 import { MAX_SLICE_STEPS } from './protocol';
 
 /** A rollout estimated larger than this (UTF-16 code units of its JSON, about 1 MiB of text) is sent as heads. */
@@ -200,7 +200,7 @@ export function rolloutHeads(r: Rollout): { rollout: Rollout; sliced: SlicedInfo
 export function slicedRolloutMessage(msg: RolloutMessage, minChars = SLICE_MIN_CHARS): RolloutMessage {
   if (rolloutChars(msg.rollout) <= minChars) return msg;
   const { rollout, sliced } = rolloutHeads(msg.rollout);
-  return { ...msg, rollout, sliced: { ...sliced, initial: initialSteps(msg.rollout, msg.selectStep) } };
+  return { ...msg, rollout, sliced: { ...sliced, initial: initialSteps(msg.rollout, msg.revealStep) } };
 }
 
 /** Steps per aligned chunk the webview asks for (webview/stepStore.ts CHUNK_STEPS is the same). */
@@ -210,13 +210,13 @@ export const MAX_INITIAL_CHARS = 2 * 1024 * 1024;
 
 /**
  * The full steps sent with the heads (`SlicedInfo.initial`): from the aligned chunk of
- * INITIAL_STEPS steps holding `selectStep` (the first chunk when null), the step to select first,
+ * INITIAL_STEPS steps holding `revealStep` (the first chunk when null), the step to select first,
  * then its neighbours by distance, while they fit in MAX_INITIAL_CHARS of step text together; a
- * step that does not fit is left to a `stepSlice` request. `from` is the chunk's first step;
+ * step that does not fit is left to a `loadSteps` request. `from` is the chunk's first step;
  * `steps` ascend by index and need not be contiguous.
  */
-export function initialSteps(r: Rollout, selectStep: number | null): { from: number; steps: Step[] } {
-  const at = Math.max(0, Math.min(r.steps.length - 1, selectStep ?? 0));
+export function initialSteps(r: Rollout, revealStep: number | null): { from: number; steps: Step[] } {
+  const at = Math.max(0, Math.min(r.steps.length - 1, revealStep ?? 0));
   const from = Math.floor(at / INITIAL_STEPS) * INITIAL_STEPS;
   const to = Math.min(r.steps.length, from + INITIAL_STEPS);
   const steps: Step[] = [];
@@ -235,12 +235,12 @@ export function initialSteps(r: Rollout, selectStep: number | null): { from: num
 }
 
 /**
- * The answer to a `stepSlice` request from the rollout shown (`rolloutIndex`, `rollout`): its full
+ * The answer to a `loadSteps` request from the rollout shown (`rolloutIndex`, `rollout`): its full
  * steps `from` … `to - 1` (clamped to the rollout and to MAX_SLICE_STEPS), cut short after
  * `maxChars` of step text (always at least one step). Null when the request is for another
  * rollout than the one shown or starts past its end: the host drops it.
  */
-export function answerStepSlice(req: StepSliceMessage, rolloutIndex: number, rollout: Rollout | null, maxChars = MAX_ANSWER_CHARS): StepsMessage | null {
+export function answerStepSlice(req: LoadStepsMessage, rolloutIndex: number, rollout: Rollout | null, maxChars = MAX_ANSWER_CHARS): StepsMessage | null {
   if (!rollout || req.rolloutIndex !== rolloutIndex || req.rolloutId !== rollout.id) return null;
   const from = req.from;
   const to = Math.min(req.to, rollout.steps.length, from + MAX_SLICE_STEPS);

@@ -197,11 +197,6 @@ describe('e2e: compare rollouts and search across them', function () {
     // Open step 9 of the copy from the results.
     await pane.locator('.monaco-list-row', { hasText: /^#9 command:/ }).first().click();
     const timeline = await frameWith('ti-app .step-card');
-    // Known race (seen once in CI, 2026-12-02): a result opened while its timeline is still being
-    // created can land on step 0 (the selection has several owners, see the house refactor); a
-    // second click on the result, as a user would, selects it. Remove when the webview owns the selection.
-    const selected8 = async () => (await timeline.locator('.step-card.selected').getAttribute('data-index').catch(() => null)) === '8';
-    if (!(await waitUntil(selected8, 15_000).catch(() => false))) await pane.locator('.monaco-list-row', { hasText: /^#9 command:/ }).first().click();
     await waitUntil(async () => (await timeline.locator('.step-card.selected').getAttribute('data-index').catch(() => null)) === '8', UI_MS,
       async () => `the timeline did not select step index 8 (got ${await timeline.locator('.step-card.selected').first().getAttribute('data-index').catch(() => 'none')})`);
     // …and shows it (scrolled into view).

@@ -12,8 +12,10 @@ import type { Page } from 'playwright-core';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import type { Rollout } from '../../src/core/model';
 import { readCastMessage } from '../../src/host/castFile';
-import { rolloutMessage } from '../../src/host/present';
-import type { CastMessage, WebviewMessage } from '../../src/shared/protocol';
+import { rolloutMessage } from '../../src/host/rolloutMessage';
+import { LoadedSource } from '../../src/host/rolloutSource';
+import type { WebviewMessage } from '../../src/shared/protocol';
+import type { CastMessage } from '../../src/shared/castProtocol';
 import { sample } from '../unit/samples';
 import { ARTIFACTS, cspViolations, postToWebview, sent, webviewSuite } from './harness';
 
@@ -91,7 +93,7 @@ describe('webview: terminal player and reference labels', function () {
   async function showWithCast(p: Page, file: LoadedFile, rolloutIndex = 0, castMsg?: CastMessage, selectStep: number | null = null): Promise<CastMessage> {
     const r = file.rollouts[rolloutIndex];
     assert.ok(r.recording, `${r.id} has no recording`);
-    await postToWebview(p, rolloutMessage(file, rolloutIndex, selectStep, CONFIG));
+    await postToWebview(p, rolloutMessage(new LoadedSource(file), rolloutIndex, selectStep, CONFIG));
     await p.locator('.step-card').first().waitFor();
     await waitForLoadCast(p, rolloutIndex);
     const msg = castMsg ?? (await readCastMessage(rolloutIndex, r.id, r.recording.path));
@@ -205,7 +207,7 @@ describe('webview: terminal player and reference labels', function () {
     await page.waitForFunction(() => document.querySelector('ti-app').shadowRoot.querySelector('ti-player').getAttribute('data-state') === 'paused', null, { timeout: 60_000 });
     const duration = Math.round(events[events.length - 1].time * 1000);
     assert.equal(await playerTime(page), duration);
-    const followed = (await sent(page)).slice(before).filter((m): m is Extract<WebviewMessage, { type: 'selectStep' }> => m.type === 'selectStep').map((m) => m.stepIndex);
+    const followed = (await sent(page)).slice(before).filter((m): m is Extract<WebviewMessage, { type: 'stepSelected' }> => m.type === 'stepSelected').map((m) => m.stepIndex);
     // Expected: every step with a castTime after step 0's, in time order (the loader placed them on the cast).
     const expected = tb1Rollout.steps
       .filter((s) => typeof s.castTime === 'number' && s.castTime > (tb1Rollout.steps[0].castTime ?? 0))
@@ -298,7 +300,7 @@ describe('webview: terminal player and reference labels', function () {
     await page.locator('ti-player select.speed').selectOption('8');
     await page.keyboard.press('p');
     await page.waitForFunction(() => document.querySelector('ti-app').shadowRoot.querySelector('ti-player').getAttribute('data-state') === 'paused', null, { timeout: 60_000 });
-    const followed = (await sent(page)).slice(count).filter((m) => m.type === 'selectStep').map((m) => (m as { stepIndex: number }).stepIndex);
+    const followed = (await sent(page)).slice(count).filter((m) => m.type === 'stepSelected').map((m) => (m as { stepIndex: number }).stepIndex);
     const later = tb1Rollout.steps.filter((s) => typeof s.castTime === 'number' && s.castTime > agent.castTime!).map((s) => s.index);
     assert.deepEqual(followed, later, 'playing from the agent step selects only the steps after it');
   });
@@ -394,7 +396,7 @@ describe('webview: terminal player and reference labels', function () {
     const good = labels.filter((v) => v === 1).length;
     const bad = labels.filter((v) => v === -1).length;
     const neutral = labels.filter((v) => v === 0).length;
-    await postToWebview(page, rolloutMessage(file, 0, null, CONFIG));
+    await postToWebview(page, rolloutMessage(new LoadedSource(file), 0, null, CONFIG));
     await page.locator('.step-card').first().waitFor();
     assert.equal(await page.locator('ti-player').count(), 0, 'no player without a recording');
 

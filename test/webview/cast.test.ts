@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { eventsUpTo, formatClock, parseResize, stepAtTime, stepMarks, termOps } from '../../webview/cast';
-import type { CastEventView } from '../../src/shared/protocol';
+import type { CastEventView } from '../../src/shared/castProtocol';
 import { sample } from '../unit/samples';
 
 const TB1_CAST = 'tb1/lcbpro-1983a_with-agent-logs/sessions/agent.cast';

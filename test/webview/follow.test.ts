@@ -14,9 +14,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { JsonlFollower } from '../../src/core/follow';
-import { rolloutMessage, rolloutUpdateMessage } from '../../src/host/present';
+import { rolloutMessage, rolloutUpdateMessage } from '../../src/host/rolloutMessage';
+import { LoadedSource } from '../../src/host/rolloutSource';
 import { StepSlices } from '../../src/host/stepSlices';
-import type { LabelsMessage, LiveInfo, RolloutMessage } from '../../src/shared/protocol';
+import type { LabelsMessage, LiveInfo } from '../../src/shared/protocol';
 import { tmpDir } from '../unit/samples';
 import { session, toJsonl } from '../unit/v1Session';
 import { ARTIFACTS, postToWebview, sent, webviewSuite } from './harness';
@@ -53,8 +54,7 @@ class FollowHost {
   /** Posts the `rollout` message, as sendCurrent does. */
   async present(): Promise<void> {
     const f = this.follower;
-    const msg: RolloutMessage = { ...rolloutMessage(f.loaded, 0, null, CONFIG), live: this.live() };
-    await postJson(this.page, this.slices.present(msg));
+    await postJson(this.page, rolloutMessage(new LoadedSource(f.loaded), 0, null, CONFIG, { slices: this.slices, live: this.live() }));
     this.sentSteps = f.loaded.rollouts[0].steps.length;
   }
   live(): LiveInfo {
@@ -69,7 +69,7 @@ class FollowHost {
     if (r.kind !== 'update') return;
     const rollout = this.follower.loaded.rollouts[0];
     const from = Math.min(r.changes[0].changedFrom, this.sentSteps);
-    await postJson(this.page, rolloutUpdateMessage(this.follower.loaded, 0, from, this.slices.update(rollout, from), this.live()));
+    await postJson(this.page, rolloutUpdateMessage(new LoadedSource(this.follower.loaded), 0, from, this.slices.update(rollout, from), this.live()));
     this.sentSteps = rollout.steps.length;
   }
 }
@@ -116,7 +116,7 @@ describe('webview: live follow (issue 13)', function () {
     assert.equal((await page.locator('.live-state').innerText()).trim(), 'live');
     const id = host.follower.loaded.rollouts[0].id;
     // Step 4 selected and expanded, step 2 labelled bad.
-    await postToWebview(page, { type: 'selectStep', index: 4 });
+    await postToWebview(page, { type: 'revealStep', index: 4 });
     await page.waitForFunction(() => document.querySelector('ti-app')?.shadowRoot?.querySelector('.step-card.selected')?.getAttribute('data-index') === '4');
     await page.keyboard.press('o');
     await page.waitForFunction(() => document.querySelector('ti-app')?.shadowRoot?.querySelector('.step-card[data-index="4"]')?.classList.contains('expanded'));
@@ -158,7 +158,7 @@ describe('webview: live follow (issue 13)', function () {
     assert.ok(!(await inView(n1 - 1)), 'not following: the newest step is not brought into view');
     assert.match(await followButton().innerText(), /Follow\s+· 22 new/);
     // Nothing was asked of the host for the updates (no reload, no resend).
-    assert.deepEqual((await sent(page)).slice(posted).filter((m) => m.type !== 'selectStep'), []);
+    assert.deepEqual((await sent(page)).slice(posted).filter((m) => m.type !== 'stepSelected'), []);
     assert.match(await stepCount(), new RegExp(`^${n1} steps`));
   });
 
@@ -205,7 +205,7 @@ describe('webview: live follow (issue 13)', function () {
     await page.keyboard.press('End');
     await page.waitForFunction(() => document.querySelector('ti-app')?.shadowRoot?.querySelector('button.follow-toggle')?.getAttribute('aria-pressed') === 'true');
     // The Toggle Follow command (followAction) stops it.
-    await postToWebview(page, { type: 'followAction' });
+    await postToWebview(page, { type: 'toggleFollow' });
     await page.waitForFunction(() => document.querySelector('ti-app')?.shadowRoot?.querySelector('button.follow-toggle')?.getAttribute('aria-pressed') === 'false');
   });
 

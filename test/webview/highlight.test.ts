@@ -9,7 +9,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { loadFile, type LoadedFile } from '../../src/core/load';
-import { rolloutMessage } from '../../src/host/present';
+import { rolloutMessage } from '../../src/host/rolloutMessage';
+import { LoadedSource } from '../../src/host/rolloutSource';
 import { isHostMessage } from '../../src/shared/protocol';
 import { sample } from '../unit/samples';
 import { ARTIFACTS, finishPage, launchChromium, postToWebview, startHarness, waitForReady, watchProblems, type Harness, type PageProblems } from './harness';
@@ -67,7 +68,7 @@ describe('webview: a search result opens its step with the matches marked', func
     problems = watchProblems(page);
     await page.goto(harness.url);
     await waitForReady(page);
-    await postToWebview(page, rolloutMessage(file, 0, idx, CONFIG));
+    await postToWebview(page, rolloutMessage(new LoadedSource(file), 0, idx, CONFIG));
     const hl = { type: 'highlight' as const, rolloutIndex: 0, index: idx, query: { pattern: 'needle', regex: false, caseSensitive: false } };
     assert.ok(isHostMessage(hl), 'the host message validates');
     assert.ok(!isHostMessage({ ...hl, query: { pattern: '', regex: false, caseSensitive: false } }), 'an empty query is refused');

@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import { readCastMessage } from '../../src/host/castFile';
-import { rolloutMessage } from '../../src/host/present';
+import { rolloutMessage } from '../../src/host/rolloutMessage';
+import { LoadedSource } from '../../src/host/rolloutSource';
 import { finishPage, launchChromium, postToWebview, sent, startHarness, waitForReady, watchProblems, type Harness, type PageProblems } from './harness';
 
 declare const window: any;
@@ -65,7 +66,7 @@ describe('webview: untrusted recordings and headers', function () {
 
   async function show(p: Page, file: LoadedFile): Promise<void> {
     const r = file.rollouts[0];
-    await postToWebview(p, rolloutMessage(file, 0, null, CONFIG));
+    await postToWebview(p, rolloutMessage(new LoadedSource(file), 0, null, CONFIG));
     await p.locator('.step-card').first().waitFor();
     await p.waitForFunction(() => (window.__sent as { type: string }[]).some((m) => m.type === 'loadCast'));
     await postToWebview(p, await readCastMessage(0, r.id, r.recording!.path));
@@ -129,7 +130,7 @@ describe('webview: untrusted recordings and headers', function () {
     const long = 'agent-' + 'x'.repeat(2500);
     file.rollouts[0].agent = { name: long, version: null, model: 'model-' + 'y'.repeat(2500) };
     page = await open();
-    await postToWebview(page, rolloutMessage(file, 0, null, CONFIG));
+    await postToWebview(page, rolloutMessage(new LoadedSource(file), 0, null, CONFIG));
     await page.locator('.step-card').first().waitFor();
     const width = await page.evaluate(() => window.innerWidth);
     assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= width, 'no horizontal scroll');

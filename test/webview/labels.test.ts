@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import { LabelSession } from '../../src/host/labelSession';
-import { rolloutMessage } from '../../src/host/present';
+import { rolloutMessage } from '../../src/host/rolloutMessage';
+import { LoadedSource } from '../../src/host/rolloutSource';
 import type { LabelsMessage, WebviewMessage } from '../../src/shared/protocol';
 import { sample } from '../unit/samples';
 import { ARTIFACTS, postToWebview, sent, webviewSuite } from './harness';
@@ -64,7 +65,7 @@ describe('webview: labelling', function () {
 
   async function open(size = { width: 1100, height: 900 }): Promise<Page> {
     const p = await wv.open(size);
-    await postToWebview(p, rolloutMessage(swe, 0, null, CONFIG));
+    await postToWebview(p, rolloutMessage(new LoadedSource(swe), 0, null, CONFIG));
     await p.locator('.step-card').first().waitFor();
     await postToWebview(p, session.message(0, swe.rollouts[0].id, null));
     await p.locator('#label-progress').waitFor();
@@ -135,7 +136,7 @@ describe('webview: labelling', function () {
 
   /** Selects a step the way Go to Step does, and waits until the page shows it (messages arrive asynchronously). */
   async function selectStep(p: Page, i: number): Promise<void> {
-    await postToWebview(p, { type: 'selectStep', index: i });
+    await postToWebview(p, { type: 'revealStep', index: i });
     await p.waitForFunction((i) => document.querySelector('ti-app')?.shadowRoot?.querySelector('.step-card.selected')?.getAttribute('data-index') === String(i), i);
   }
 
@@ -361,16 +362,16 @@ describe('webview: labelling', function () {
     await page.keyboard.press('Escape');
     await overlay.waitFor({ state: 'detached' });
     // The commands (palette, user keybindings) reach the webview as labelAction.
-    await postToWebview(page, { type: 'labelAction', action: 'showKeys' });
+    await postToWebview(page, { type: 'runLabelAction', action: 'showKeys' });
     await overlay.waitFor();
-    await postToWebview(page, { type: 'labelAction', action: 'showKeys' });
+    await postToWebview(page, { type: 'runLabelAction', action: 'showKeys' });
     await overlay.waitFor({ state: 'detached' });
-    await postToWebview(page, { type: 'labelAction', action: 'bad' });
+    await postToWebview(page, { type: 'runLabelAction', action: 'bad' });
     await waitForLabel(page, 0, 'bad');
     // Next unlabelled: the first agent step (#3); the system and user steps are not what a PRM label is for.
-    await postToWebview(page, { type: 'labelAction', action: 'commitAndNext' });
+    await postToWebview(page, { type: 'runLabelAction', action: 'commitAndNext' });
     await page.waitForFunction(() => document.querySelector('ti-app')?.shadowRoot?.querySelector('.step-card.selected')?.getAttribute('data-index') === '2');
-    await postToWebview(page, { type: 'labelAction', action: 'note' });
+    await postToWebview(page, { type: 'runLabelAction', action: 'note' });
     await page.locator('.step-card[data-index="2"] .note-input').waitFor();
   });
 
@@ -414,7 +415,7 @@ describe('webview: labelling', function () {
     await bob.run({ kind: 'apply', changes: [{ rolloutId: r.id, stepIndex: agent[0], value: 0, note: 'the query is fine, the ranking is not' }] });
     await s.reload();
     page = await wv.open({ width: 1100, height: 700 });
-    await postToWebview(page, rolloutMessage(apb, 0, null, CONFIG));
+    await postToWebview(page, rolloutMessage(new LoadedSource(apb), 0, null, CONFIG));
     await page.locator('.step-card').first().waitFor();
     await postToWebview(page, s.message(0, r.id, null));
     const card = page.locator(`.step-card[data-index="${agent[0]}"]`);

@@ -10,8 +10,9 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import { buildPlan } from '../../src/core/replay/plan';
-import { rolloutMessage } from '../../src/host/present';
-import type { ReplayStateMessage } from '../../src/shared/protocol';
+import { rolloutMessage } from '../../src/host/rolloutMessage';
+import { LoadedSource } from '../../src/host/rolloutSource';
+import type { ReplayStateMessage } from '../../src/shared/replayProtocol';
 import { sample } from '../unit/samples';
 import { ARTIFACTS, postToWebview, sent, webviewSuite } from './harness';
 
@@ -36,7 +37,7 @@ describe('webview: replay controls', function () {
   });
   beforeEach(async () => {
     page = await wv.open();
-    await postToWebview(page, rolloutMessage(swe, 0, null, { collapseOutputLines: 20 }));
+    await postToWebview(page, rolloutMessage(new LoadedSource(swe), 0, null, { collapseOutputLines: 20 }));
     await page.locator('.step-card').first().waitFor();
   });
 

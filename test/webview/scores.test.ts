@@ -10,8 +10,9 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import { toScoreRollout } from '../../src/core/scoring/input';
-import { rolloutMessage } from '../../src/host/present';
-import type { ScoresMessage } from '../../src/shared/protocol';
+import { rolloutMessage } from '../../src/host/rolloutMessage';
+import { LoadedSource } from '../../src/host/rolloutSource';
+import type { ScoresMessage } from '../../src/shared/scoresProtocol';
 import { scoreRollout } from '../../src/scorers/builtin/rules';
 import { sample } from '../unit/samples';
 import { ARTIFACTS, postToWebview, sent, webviewSuite } from './harness';
@@ -49,7 +50,7 @@ describe('webview: step scores', function () {
 
   async function open(): Promise<Page> {
     const p = await wv.open({ width: 1100, height: 900 });
-    await postToWebview(p, rolloutMessage(swe, 0, null, { collapseOutputLines: 20 }));
+    await postToWebview(p, rolloutMessage(new LoadedSource(swe), 0, null, { collapseOutputLines: 20 }));
     await p.locator('.step-card').first().waitFor();
     return p;
   }
@@ -89,11 +90,11 @@ describe('webview: step scores', function () {
     const tops = await marks.evaluateAll((els) => els.map((e) => parseFloat((e as any).style.top)));
     assert.ok(tops.every((t) => t > 0 && t < 100), `marks inside the page: ${tops}`);
     await marks.first().click();
-    await page.waitForFunction((i) => window.__sent.some((m: any) => m.type === 'selectStep' && m.stepIndex === i), lows[0].index);
+    await page.waitForFunction((i) => window.__sent.some((m: any) => m.type === 'stepSelected' && m.stepIndex === i), lows[0].index);
     await page.locator(`.step-card.selected[data-index="${lows[0].index}"]`).waitFor();
     await page.locator(`ti-heatstrip .cell[data-index="3"]`).click();
     await page.locator('.step-card.selected[data-index="3"]').waitFor();
-    assert.ok((await sent(page)).some((m) => m.type === 'selectStep' && m.stepIndex === 3));
+    assert.ok((await sent(page)).some((m) => m.type === 'stepSelected' && m.stepIndex === 3));
     const line = (await page.locator('ti-heatstrip .line').innerText()).replace(/\s+/g, ' ');
     assert.match(line, new RegExp(`STEP SCORES builtin ${scores.steps.length} scored · mean [0-9.]+ · ${lows.length} low`));
     await page.screenshot({ path: path.join(ARTIFACTS, 'scores.png') });
@@ -110,7 +111,7 @@ describe('webview: step scores', function () {
       steps: Array.from({ length: n }, (_, i) => ({ index: i, value: i === lowAt ? 0.05 : 0.9, label: null, explanation: null })),
     };
     page = await open();
-    await postToWebview(page, rolloutMessage({ ...swe, rollouts: [big] }, 0, null, { collapseOutputLines: 20 }));
+    await postToWebview(page, rolloutMessage(new LoadedSource({ ...swe, rollouts: [big] }), 0, null, { collapseOutputLines: 20 }));
     await page.locator('.step-card').first().waitFor();
     await postToWebview(page, many);
     const cells = page.locator('ti-heatstrip .cell');

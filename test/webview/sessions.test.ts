@@ -12,7 +12,8 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import type { Step } from '../../src/core/model';
-import { rolloutMessage } from '../../src/host/present';
+import { rolloutMessage } from '../../src/host/rolloutMessage';
+import { LoadedSource } from '../../src/host/rolloutSource';
 import { censusFile, tmpDir } from '../unit/samples';
 import { postToWebview, sent, webviewSuite } from './harness';
 
@@ -46,7 +47,7 @@ describe('webview: coding-agent sessions (real Claude Code session)', function (
 
   /** Shows the file with `step` selected (scrolled into view) and returns its card. */
   async function showAt(p: Page, file: LoadedFile, step: Step) {
-    await postToWebview(p, rolloutMessage(file, 0, step.index, CONFIG));
+    await postToWebview(p, rolloutMessage(new LoadedSource(file), 0, step.index, CONFIG));
     const card = p.locator(`.step-card[data-index="${step.index}"]`);
     await card.waitFor();
     return card;

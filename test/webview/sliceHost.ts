@@ -1,12 +1,12 @@
 /**
  * The host's side of step slicing for webview tests and the timeline bench: answers the page's
- * `stepSlice` requests the way the extension host does (src/shared/stepHeads.ts `answerStepSlice`
+ * `loadSteps` requests the way the extension host does (src/shared/stepHeads.ts `answerStepSlice`
  * over the full rollout, posted back as a `steps` message), across the process boundary like the
  * real host. Answers can be held back (`hold`) to see the cards' loading state, then released.
  */
 import type { Page } from 'playwright-core';
 import type { Rollout } from '../../src/core/model';
-import type { StepSliceMessage } from '../../src/shared/protocol';
+import type { LoadStepsMessage } from '../../src/shared/protocol';
 import { answerStepSlice } from '../../src/shared/stepHeads';
 
 // page.evaluate callbacks run in Chromium.
@@ -17,23 +17,23 @@ export interface SliceHost {
   rollout: Rollout;
   rolloutIndex: number;
   /** Every request the page sent, in order. */
-  requests: StepSliceMessage[];
+  requests: LoadStepsMessage[];
   /** Answers sent (requests for another rollout are dropped, as the host does). */
   answered: number;
   /** While true, requests wait in `held` until `release()`. */
   hold: boolean;
-  held: StepSliceMessage[];
+  held: LoadStepsMessage[];
   /** Answers the held requests. */
   release(): Promise<void>;
 }
 
 /**
- * Starts answering `page`'s `stepSlice` requests from `rollout`. Call after the `ready` handshake
+ * Starts answering `page`'s `loadSteps` requests from `rollout`. Call after the `ready` handshake
  * (the fake `acquireVsCodeApi` of test/webview/harness.ts records posts in `window.__sent`) and
  * before posting the sliced rollout.
  */
 export async function serveSlices(page: Page, rollout: Rollout, rolloutIndex = 0): Promise<SliceHost> {
-  const answer = async (m: StepSliceMessage): Promise<void> => {
+  const answer = async (m: LoadStepsMessage): Promise<void> => {
     const a = answerStepSlice(m, host.rolloutIndex, host.rollout);
     if (!a) return;
     host.answered++;
@@ -53,7 +53,7 @@ export async function serveSlices(page: Page, rollout: Rollout, rolloutIndex = 0
       for (const m of h) await answer(m);
     },
   };
-  await page.exposeFunction('__tiSlice', (m: StepSliceMessage) => {
+  await page.exposeFunction('__tiSlice', (m: LoadStepsMessage) => {
     host.requests.push(m);
     if (host.hold) host.held.push(m);
     else void answer(m);
@@ -63,7 +63,7 @@ export async function serveSlices(page: Page, rollout: Rollout, rolloutIndex = 0
     const sent = window.__sent;
     const push = sent.push.bind(sent);
     sent.push = (...ms) => {
-      for (const m of ms) if (m && m.type === 'stepSlice') window.__tiSlice(m);
+      for (const m of ms) if (m && m.type === 'loadSteps') window.__tiSlice(m);
       return push(...ms);
     };
   })()`);

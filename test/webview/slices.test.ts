@@ -1,7 +1,7 @@
 /**
  * Webview tier, issue 7: a 10,000-step rollout sent as step heads (the host's `rollout` message for
  * a large rollout, built by src/host/stepSlices.ts) in the built timeline under the real CSP; the
- * page's `stepSlice` requests are answered the way the host answers them (sliceHost.ts). Cards show
+ * page's `loadSteps` requests are answered the way the host answers them (sliceHost.ts). Cards show
  * "loading" until their slice arrives, then the full step; scrolling to the end, jumping, expanding
  * and a re-created webview all end on full content; the store stays bounded; no request is repeated.
  *
@@ -13,9 +13,10 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import type { Rollout } from '../../src/core/model';
-import { rolloutMessage } from '../../src/host/present';
+import { rolloutMessage } from '../../src/host/rolloutMessage';
+import { LoadedSource } from '../../src/host/rolloutSource';
 import { StepSlices } from '../../src/host/stepSlices';
-import type { RolloutMessage, StepSliceMessage } from '../../src/shared/protocol';
+import type { RolloutMessage, LoadStepsMessage } from '../../src/shared/protocol';
 import { sample } from '../unit/samples';
 import { ARTIFACTS, postToWebview, sent, webviewSuite } from './harness';
 import { postJson, serveSlices, type SliceHost } from './sliceHost';
@@ -54,8 +55,8 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
   before(async () => {
     swe = await loadFile(sample(SWE_AGENT));
     big = longRollout(swe.rollouts[0], N);
-    whole = rolloutMessage({ ...swe, rollouts: [big] }, 0, null, CONFIG);
-    sliced = new StepSlices().present(whole);
+    whole = rolloutMessage(new LoadedSource({ ...swe, rollouts: [big] }), 0, null, CONFIG);
+    sliced = rolloutMessage(new LoadedSource({ ...swe, rollouts: [big] }), 0, null, CONFIG, { slices: new StepSlices() });
   });
 
   async function open(): Promise<{ p: Page; host: SliceHost }> {
@@ -79,7 +80,7 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     return { size: s.size as number, chars: s.chars as number, pending: s.pending as number };
   });
   /** No two requests asked for the same step (every one was answered, none timed out). */
-  function assertNoRepeats(reqs: StepSliceMessage[]): void {
+  function assertNoRepeats(reqs: LoadStepsMessage[]): void {
     const seen = new Map<number, number>();
     for (const r of reqs) for (let i = r.from; i < r.to; i++) {
       assert.ok(!seen.has(i), `step ${i} asked for twice (seq ${seen.get(i)} and ${r.seq})`);
@@ -101,7 +102,7 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     const bare: RolloutMessage = { ...sliced, sliced: { ...sliced.sliced!, initial: undefined } };
     await postJson(page, bare);
     await card(0).waitFor();
-    await page.waitForFunction(() => (window.__sent as { type: string }[]).some((m) => m.type === 'stepSlice'));
+    await page.waitForFunction(() => (window.__sent as { type: string }[]).some((m) => m.type === 'loadSteps'));
     assert.match((await card(0).getAttribute('class')) ?? '', /\bloading\b/);
     const loading = (await card(0).locator('.slice-loading').innerText()).trim();
     assert.match(loading, /loading the full step \(.*output \d+ lines.*\)…$/);
@@ -174,7 +175,7 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     await waitFull(0);
     // Jump through the rollout as Go to Step / search results do: each target ends full.
     for (let i = 55; i < N; i += 160) {
-      await postToWebview(page, { type: 'selectStep', index: i });
+      await postToWebview(page, { type: 'revealStep', index: i });
       await waitFull(i);
       assert.ok((await outputText(i)).includes(endLine(i)), `step ${i + 1}`);
       // The cards around it grew as their content came: the selected card is (still) in view.
@@ -201,7 +202,7 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     assert.equal((await outputText(sel)).replace(/\n$/, ''), full);
     // A step not fetched yet, selected by the host, is asked for at once (not only when the list scrolls).
     const before = host.requests.length;
-    await postToWebview(page, { type: 'selectStep', index: 4321 });
+    await postToWebview(page, { type: 'revealStep', index: 4321 });
     await waitFull(4321);
     assert.ok(host.requests.slice(before).some((r) => r.from <= 4321 && 4321 < r.to));
   });
@@ -211,7 +212,7 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     ({ p: page, host } = await open());
     await postJson(page, sliced);
     await waitFull(0);
-    await postToWebview(page, { type: 'selectStep', index: 7000 });
+    await postToWebview(page, { type: 'revealStep', index: 7000 });
     await waitFull(7000);
     await page.keyboard.press('o');
     await page.waitForFunction(() => document.querySelector('ti-app')?.shadowRoot?.querySelector('.step-card.expanded')?.getAttribute('data-index') === '7000');
@@ -249,14 +250,14 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
   it('a small rollout comes whole and asks for nothing', async () => {
     let host: SliceHost;
     ({ p: page, host } = await open());
-    const msg = new StepSlices().present(rolloutMessage(swe, 0, null, CONFIG));
+    const msg = rolloutMessage(new LoadedSource(swe), 0, null, CONFIG, { slices: new StepSlices() });
     assert.equal(msg.sliced, undefined);
     await postToWebview(page, msg);
     await page.locator('.step-card').first().waitFor();
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
     await page.waitForTimeout(300);
     assert.equal(host.requests.length, 0);
-    assert.ok(!(await sent(page)).some((m) => m.type === 'stepSlice'));
+    assert.ok(!(await sent(page)).some((m) => m.type === 'loadSteps'));
     assert.equal(await page.locator('.step-card.loading').count(), 0);
     assert.equal(await page.locator('.sliced').count(), 0);
   });

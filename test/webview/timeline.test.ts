@@ -11,7 +11,9 @@ import type { Page } from 'playwright-core';
 import { RolloutLoadError } from '../../src/core/errors';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import type { Rollout } from '../../src/core/model';
-import { errorToMessage, rolloutMessage } from '../../src/host/present';
+import { errorToMessage } from '../../src/host/present';
+import { rolloutMessage } from '../../src/host/rolloutMessage';
+import { LoadedSource } from '../../src/host/rolloutSource';
 import type { RolloutMessage, WebviewMessage } from '../../src/shared/protocol';
 import { sample } from '../unit/samples';
 import { ARTIFACTS, postToWebview, sent, webviewSuite } from './harness';
@@ -63,7 +65,7 @@ describe('webview: timeline', function () {
   }
 
   async function show(p: Page, file: LoadedFile, rolloutIndex = 0): Promise<RolloutMessage> {
-    const msg = rolloutMessage(file, rolloutIndex, null, CONFIG);
+    const msg = rolloutMessage(new LoadedSource(file), rolloutIndex, null, CONFIG);
     await postToWebview(p, msg);
     await p.locator('.step-card').first().waitFor();
     return msg;
@@ -99,7 +101,7 @@ describe('webview: timeline', function () {
     assert.match(await page.locator('header .format').innerText(), /SWE-agent/);
     // The first step is selected from the start and reported to the host.
     assert.deepEqual(await selectedIndex(page), ['0']);
-    assert.ok((await sent(page)).some((m) => m.type === 'selectStep' && m.stepIndex === 0));
+    assert.ok((await sent(page)).some((m) => m.type === 'stepSelected' && m.stepIndex === 0));
     // Scrolled to the end, the last step's card is rendered.
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
     await page.locator(`.step-card[data-index="${r.steps.length - 1}"]`).waitFor();
@@ -133,10 +135,10 @@ describe('webview: timeline', function () {
     // Clicking a card selects it.
     await page.locator('.step-card[data-index="3"]').click({ position: { x: 40, y: 12 } });
     assert.deepEqual(await selectedIndex(page), ['3']);
-    const selections = (await sent(page)).filter((m): m is Extract<WebviewMessage, { type: 'selectStep' }> => m.type === 'selectStep');
+    const selections = (await sent(page)).filter((m): m is Extract<WebviewMessage, { type: 'stepSelected' }> => m.type === 'stepSelected');
     assert.deepEqual(selections.map((m) => m.stepIndex), [0, 1, 2, 1, 2, 1, last, 0, 3]);
     // The host's Go to Step lands on the step.
-    await postToWebview(page, { type: 'selectStep', index: 7 });
+    await postToWebview(page, { type: 'revealStep', index: 7 });
     await page.waitForFunction(() => document.querySelector('ti-app')?.shadowRoot?.querySelector('.step-card.selected')?.getAttribute('data-index') === '7');
   });
 
@@ -148,7 +150,7 @@ describe('webview: timeline', function () {
     const lines = long.observations[0].output.replace(/\n$/, '').split('\n').length;
     assert.ok(lines > CONFIG.collapseOutputLines + 2, `the longest output has only ${lines} lines`);
     await show(page, swe);
-    await postToWebview(page, { type: 'selectStep', index: long.index });
+    await postToWebview(page, { type: 'revealStep', index: long.index });
     const card = page.locator(`.step-card[data-index="${long.index}"]`);
     await page.waitForFunction((i) => document.querySelector('ti-app')?.shadowRoot?.querySelector('.step-card.selected')?.getAttribute('data-index') === String(i), long.index);
     assert.equal(await card.locator('.show-all').count(), 1, 'a long output is folded with a "show all" button');
@@ -176,7 +178,7 @@ describe('webview: timeline', function () {
     const details = page.locator(`.step-card[data-index="${step.index}"] details.reasoning`);
     assert.equal(await details.evaluate((d) => (d as any).open), false);
     assert.equal((await details.locator('div').textContent())?.trim(), step.reasoning?.trim());
-    await postToWebview(page, { type: 'selectStep', index: step.index });
+    await postToWebview(page, { type: 'revealStep', index: step.index });
     await page.waitForFunction((i) => document.querySelector('ti-app')?.shadowRoot?.querySelector('.step-card.selected')?.getAttribute('data-index') === String(i), step.index);
     await page.keyboard.press('Enter');
     await page.waitForFunction((i) => document.querySelector('ti-app')?.shadowRoot?.querySelector(`.step-card[data-index="${i}"]`)?.classList.contains('expanded'), step.index);
@@ -372,13 +374,13 @@ describe('webview: timeline', function () {
       el.value = '2999';
       el.dispatchEvent(new Event('change'));
     });
-    await page.waitForFunction(() => (window as any).__sent.some((m: any) => m.type === 'selectRollout' && m.rolloutIndex === 2999));
+    await page.waitForFunction(() => (window as any).__sent.some((m: any) => m.type === 'rolloutSelected' && m.rolloutIndex === 2999));
   });
 
   it('restores the selection and expanded cards after the webview is re-created', async () => {
     page = await open();
     await show(page, swe);
-    await postToWebview(page, { type: 'selectStep', index: 5 });
+    await postToWebview(page, { type: 'revealStep', index: 5 });
     // The message event comes asynchronously: the key must wait for the selection.
     await page.waitForFunction(() => document.querySelector('ti-app')?.shadowRoot?.querySelector('.step-card.selected')?.getAttribute('data-index') === '5');
     await page.keyboard.press('Enter');

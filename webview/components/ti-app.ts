@@ -8,7 +8,7 @@
  * place, player settings) is persisted with `setState`: a hidden webview is torn down.
  *
  * Keys come from one table (src/shared/keymap.ts), which also drives the key overlay, the hint
- * line and the host's labelling commands (the host sends `labelAction`). A label key writes at once
+ * line and the host's labelling commands (the host sends `runLabelAction`). A label key writes at once
  * (the host appends it to the journal), so nothing is pending and nothing can be lost by moving on.
  *
  * Live follow: a file that grows gets `rolloutUpdate` messages (new steps appended, changed last

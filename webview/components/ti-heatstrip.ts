@@ -12,7 +12,7 @@
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { Step } from '../../src/shared/model';
-import type { ScoresMessage, StepScoreView } from '../../src/shared/protocol';
+import type { ScoresMessage, StepScoreView } from '../../src/shared/scoresProtocol';
 import { formatScore, HEAT_CSS, heatBucket, scoreTitle, scoreWord, stripRanges } from '../scores';
 
 @customElement('ti-heatstrip')

@@ -9,7 +9,7 @@
  */
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
-import type { ReplayAction, ReplayStateMessage, ReplayStepView } from '../../src/shared/protocol';
+import type { ReplayAction, ReplayStateMessage, ReplayStepView } from '../../src/shared/replayProtocol';
 import { replay } from '../timeline/actions';
 
 function send(action: ReplayAction, rolloutIndex: number, stepIndex?: number): void {

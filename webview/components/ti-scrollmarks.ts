@@ -8,7 +8,7 @@
  */
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
-import type { ScoresMessage } from '../../src/shared/protocol';
+import type { ScoresMessage } from '../../src/shared/scoresProtocol';
 import { HEAT_CSS, heatBucket, scoreTitle, scoreWord } from '../scores';
 
 interface Mark {

@@ -15,7 +15,8 @@ import { LitElement, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { CurrentLabel } from '../../src/shared/model';
 import type { Action, FileEdit, Observation, RolloutLink, Step } from '../../src/shared/model';
-import { MAX_NOTE_CHARS, type ScoresMessage, type StepScoreView } from '../../src/shared/protocol';
+import { MAX_NOTE_CHARS } from '../../src/shared/protocol';
+import { type ScoresMessage, type StepScoreView } from '../../src/shared/scoresProtocol';
 import { formatScore, heatBucket, scoreTitle, scoreWord } from '../scores';
 import { labelTitle, valueText, type StepLabel } from '../labels';
 import {

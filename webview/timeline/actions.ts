@@ -3,7 +3,8 @@
  * function per message, and `runPostEffect`, which turns the posting effects of the state
  * (state.ts `Effect`) into messages. The components and the state post through here only.
  */
-import type { PersistedState, ReplayAction, StepSliceMessage, WebviewMessage } from '../../src/shared/protocol';
+import type { PersistedState, LoadStepsMessage, WebviewMessage } from '../../src/shared/protocol';
+import type { ReplayAction } from '../../src/shared/replayProtocol';
 import { post } from '../ipc';
 import type { Effect } from './state';
 
@@ -14,12 +15,12 @@ export function ready(state: PersistedState | null): void {
 
 /** The user selected step `stepIndex` (the host keeps it for its commands and the status bar). */
 export function stepSelected(rolloutIndex: number, stepIndex: number): void {
-  post({ type: 'selectStep', rolloutIndex, stepIndex });
+  post({ type: 'stepSelected', rolloutIndex, stepIndex });
 }
 
 /** The user picked another rollout of the file. */
 export function selectRollout(rolloutIndex: number): void {
-  post({ type: 'selectRollout', rolloutIndex });
+  post({ type: 'rolloutSelected', rolloutIndex });
 }
 
 export function showInSource(rolloutIndex: number, stepIndex: number): void {
@@ -52,7 +53,7 @@ export function replay(action: ReplayAction, rolloutIndex: number, stepIndex?: n
 }
 
 /** Asks for full steps of a sliced rollout (the step store's port). */
-export function stepSlice(msg: StepSliceMessage): void {
+export function stepSlice(msg: LoadStepsMessage): void {
   post(msg);
 }
 

@@ -21,7 +21,7 @@ export function applyHostMessage(s: TimelineState, m: HostMessage): Effect[] {
       if (cur) s.view = { kind: 'rollout', msg: { ...cur, live: m.live } };
       return [];
     }
-    case 'followAction':
+    case 'toggleFollow':
       return setFollow(s, m.on ?? !s.follow);
     case 'loadError':
       s.view = { kind: 'error', msg: m };
@@ -29,7 +29,7 @@ export function applyHostMessage(s: TimelineState, m: HostMessage): Effect[] {
     case 'loading':
       if (s.view.kind !== 'rollout') s.view = { kind: 'loading', file: m.file };
       return [];
-    case 'selectStep':
+    case 'revealStep':
       return select(s, m.index, m.reveal === false ? null : 'center');
     case 'highlight':
       s.highlight = { rolloutIndex: m.rolloutIndex, index: m.index, query: m.query };
@@ -47,7 +47,7 @@ export function applyHostMessage(s: TimelineState, m: HostMessage): Effect[] {
       if (m.seq !== null) s.sentChanges = s.sentChanges.filter((c) => c.seq > m.seq!);
       return [];
     }
-    case 'labelAction':
+    case 'runLabelAction':
       if (!rolloutMsg(s)) return [];
       s.flash = null;
       return labelAction(s, m.action);
@@ -105,11 +105,11 @@ function applyRollout(s: TimelineState, m: RolloutMessage): Effect[] {
     if (st && st.rolloutId === m.rollout.id) {
       s.selected = st.selectedStep !== null && st.selectedStep < count ? st.selectedStep : null;
       s.expanded = new Set(st.expanded.filter((i) => i < count));
-      s.follow = st.follow === true && m.selectStep === null && m.live !== undefined;
+      s.follow = st.follow === true && m.revealStep === null && m.live !== undefined;
       if (s.follow) {
         // Follow was on: back at the end, which may have grown meanwhile.
-      } else if (m.sliced && st.scrollStep !== undefined && st.scrollStep < count && m.selectStep === null) s.pendingAnchor = { index: st.scrollStep, top: st.scrollStepTop ?? 0 };
-      else if (st.scrollY !== undefined && m.selectStep === null) s.pendingScrollY = st.scrollY;
+      } else if (m.sliced && st.scrollStep !== undefined && st.scrollStep < count && m.revealStep === null) s.pendingAnchor = { index: st.scrollStep, top: st.scrollStepTop ?? 0 };
+      else if (st.scrollY !== undefined && m.revealStep === null) s.pendingScrollY = st.scrollY;
     } else {
       // Start on the first step so the keys and Show in Source work right away.
       s.selected = count ? 0 : null;
@@ -122,7 +122,7 @@ function applyRollout(s: TimelineState, m: RolloutMessage): Effect[] {
   s.restored = null;
   s.view = { kind: 'rollout', msg: m };
   out.push(...requestCast(s, m));
-  if (m.selectStep !== null && m.selectStep < count) out.push(...select(s, m.selectStep, 'center'));
+  if (m.revealStep !== null && m.revealStep < count) out.push(...select(s, m.revealStep, 'center'));
   else if (s.follow) out.push({ kind: 'revealEnd' });
   // The same rollout read again (its file changed) keeps the scroll where it is.
   else if (s.selected && !s.pendingAnchor && !sameRollout) s.pendingReveal = { index: s.selected, block: 'center' };

@@ -6,18 +6,10 @@
  * Free of the DOM and Lit, so the changes are unit-tested under Node.
  */
 import type { CurrentLabel, LabelValue, Rollout } from '../../src/shared/model';
-import type {
-  CastMessage,
-  HighlightNotification,
-  LabelsMessage,
-  LoadErrorMessage,
-  PersistedState,
-  ReplayStateMessage,
-  RolloutMessage,
-  ScoresMessage,
-  StepScoreView,
-  ViewConfig,
-} from '../../src/shared/protocol';
+import type { HighlightNotification, LabelsMessage, LoadErrorMessage, PersistedState, RolloutMessage, ViewConfig } from '../../src/shared/protocol';
+import type { CastMessage } from '../../src/shared/castProtocol';
+import type { ReplayStateMessage } from '../../src/shared/replayProtocol';
+import type { ScoresMessage, StepScoreView } from '../../src/shared/scoresProtocol';
 import { stepMarks, type StepMark } from '../cast';
 import { stepGist } from '../format';
 import { indexLabels, labelableSteps, type LabelIndex, type SentChange } from '../labels';

@@ -22,9 +22,9 @@ import { buildPlan, ReplayPlanError, type ReplayPlan } from '../../core/replay/p
 import { ReplaySession } from '../../core/replay/session';
 import { scanWorkspace, WorkspaceTooLargeError } from '../../core/replay/workspace';
 import type { Rollout } from '../../core/model';
-import type { ReplayControlMessage, ReplayStateMessage, ReplayStepView } from '../../shared/protocol';
-import type { TimelineEditorProvider, TimelinePanel } from '../timelineEditor';
-import { setReplayHook } from './hook';
+import type { ReplayControlMessage, ReplayStateMessage, ReplayStepView } from '../../shared/replayProtocol';
+import type { WebviewMessage } from '../../shared/protocol';
+import type { TimelineFeature, TimelineLookup, TimelineView } from '../timelineFeature';
 import type { CommandTable } from '../commandTable';
 import { askModal, notifyInfo, notifyWarning, reportError } from '../notify';
 import { engineImageItems, replayImage } from './image';
@@ -45,7 +45,7 @@ interface HostReplay {
   phase: ReplayStateMessage['phase'];
   running: number | null;
   message: string | null;
-  panels: Set<TimelinePanel>;
+  panels: Set<TimelineView>;
 }
 
 function keyOf(r: Rollout): string {
@@ -75,14 +75,14 @@ function stepViews(h: HostReplay): ReplayStepView[] {
   return [...by.values()];
 }
 
-/** The replay controller: hook for the timelines, commands, CodeLens, decorations. */
-export class ReplayController implements vscode.Disposable, vscode.CodeLensProvider {
+/** The replay controller: a feature of the timelines (their replay bar), commands, CodeLens, decorations. */
+export class ReplayController implements vscode.Disposable, vscode.CodeLensProvider, TimelineFeature {
   private readonly replays = new Map<string, HostReplay>();
   private readonly docs = new ReplayDocuments();
   private readonly failedTerminals = new FailedTerminals<vscode.Terminal>();
   private readonly disposables: vscode.Disposable[] = [];
   /** Files shown in a timeline (for the CodeLens), by path. */
-  private readonly known = new Map<string, TimelinePanel>();
+  private readonly known = new Map<string, TimelineView>();
   private readonly lensEmitter = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.lensEmitter.event;
   private readonly deco = {
@@ -93,10 +93,8 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    private readonly timelines: TimelineEditorProvider,
     private readonly output: vscode.LogOutputChannel,
   ) {
-    setReplayHook(this);
     this.disposables.push(
       vscode.workspace.registerTextDocumentContentProvider(REPLAY_SCHEME, this.docs),
       vscode.languages.registerCodeLensProvider({ scheme: 'file' }, this),
@@ -110,16 +108,16 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     void this.sweep(false);
   }
 
-  /** The replay commands: the toolbar's actions on the active timeline, Run to Step (CodeLens) and Clean Up. */
-  commands(): CommandTable {
+  /** The replay commands: the toolbar's actions on the timeline `timelines` says is active, Run to Step (CodeLens) and Clean Up. */
+  commands(timelines: TimelineLookup): CommandTable {
     const id = (name: string): string => `trajectoryInspector.replay.${name}`;
     return [
       ...(['start', 'step', 'continue', 'stepBack', 'stop', 'restart'] as const).map((action) => ({
         id: id(action),
         run: () => {
-          const p = this.timelines.activePanel;
+          const p = timelines.activePanel;
           if (!p) return void notifyInfo('Open a rollout in the timeline to replay it.');
-          return this.onMessage(p, { type: 'replay', action, rolloutIndex: p.rolloutIndex });
+          return this.control(p, { type: 'replay', action, rolloutIndex: p.rolloutIndex });
         },
       })),
       {
@@ -127,7 +125,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
         run: (file: unknown, rolloutIndex: unknown, stepIndex: unknown) => {
           const p = typeof file === 'string' ? this.known.get(file) : undefined;
           if (!p || typeof rolloutIndex !== 'number' || typeof stepIndex !== 'number') return;
-          return this.onMessage(p, { type: 'replay', action: 'runTo', rolloutIndex, stepIndex });
+          return this.control(p, { type: 'replay', action: 'runTo', rolloutIndex, stepIndex });
         },
       },
       { id: id('cleanup'), run: () => this.sweep(true) },
@@ -159,9 +157,19 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     }
   }
 
-  // ------------------------------------------------------------ timeline hook
+  // ------------------------------------------------------------ timeline feature
 
-  resend(panel: TimelinePanel): void {
+  /** A timeline showed its rollout: send it the replay state. */
+  onShown(panel: TimelineView): void {
+    this.resend(panel);
+  }
+
+  /** The timeline's replay bar was used. */
+  async onMessage(panel: TimelineView, m: WebviewMessage): Promise<void> {
+    if (m.type === 'replay') await this.control(panel, m);
+  }
+
+  private resend(panel: TimelineView): void {
     const r = panel.rollout;
     if (!r) return;
     this.known.set(r.source.path, panel);
@@ -171,7 +179,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     panel.postMessage(this.stateOf(panel, r, h));
   }
 
-  private stateOf(panel: TimelinePanel, r: Rollout, h: HostReplay | undefined): ReplayStateMessage {
+  private stateOf(panel: TimelineView, r: Rollout, h: HostReplay | undefined): ReplayStateMessage {
     let plan: ReplayPlan | null = h?.plan ?? null;
     let reason: string | null = null;
     if (!vscode.workspace.isTrusted) reason = 'Replay runs commands in a container: it needs a trusted workspace.';
@@ -213,7 +221,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     this.decorateAll();
   }
 
-  async onMessage(panel: TimelinePanel, m: ReplayControlMessage): Promise<void> {
+  private async control(panel: TimelineView, m: ReplayControlMessage): Promise<void> {
     const r = panel.loadedFile?.rollouts[m.rolloutIndex];
     if (!r) return;
     if (m.action === 'stop') {
@@ -300,7 +308,7 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
   }
 
   /** Plans, confirms, connects and starts a replay. Returns null when the user declined or it failed (with a message). */
-  private async begin(panel: TimelinePanel, r: Rollout, rolloutIndex: number): Promise<HostReplay | null> {
+  private async begin(panel: TimelineView, r: Rollout, rolloutIndex: number): Promise<HostReplay | null> {
     const cfg = readReplayConfig(vscode.Uri.file(r.source.path));
     for (const w of cfg.warnings) void notifyWarning(`Trajectory Inspector: ${w}`);
     const base = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(r.source.path))?.uri.fsPath;
@@ -569,15 +577,9 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
   }
 
   dispose(): void {
-    setReplayHook(null);
     void this.disposeAsync();
     while (this.disposables.length) this.disposables.pop()?.dispose();
   }
-}
-
-/** Creates the replay controller (composition root calls this once). */
-export function registerReplay(context: vscode.ExtensionContext, timelines: TimelineEditorProvider, output: vscode.LogOutputChannel): ReplayController {
-  return new ReplayController(context, timelines, output);
 }
 
 /** workspaceState key: images the user chose per rollout file after the rollout's own was missing. */

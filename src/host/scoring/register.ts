@@ -1,39 +1,29 @@
 /**
- * Composition of the step-score features: the scoring service, its hookup to the
- * timelines, the raw-file decorations / hover / CodeLens, the status bar and the commands.
+ * Composition of the step-score features around the scoring service (a TimelineFeature the
+ * timelines are built with): the raw-file decorations / hover / CodeLens, the status bar and the commands.
  */
 import * as vscode from 'vscode';
 import type { CommandTable } from '../commandTable';
-import type { SettingsWatcher } from '../config';
 import type { RolloutLoader } from '../loadWorker';
 import type { TimelineEditorProvider } from '../timelineEditor';
 import { ScorerStatus, scoringCommands } from './commands';
 import { InlineScores } from './inline';
-import { ScoringService } from './service';
+import type { ScoringService } from './service';
 
-/** The scoring feature: its service, its commands (registered by the composition root) and what to dispose. */
+/** The scoring feature: its service (a TimelineFeature), its commands (registered by the composition root) and what to dispose. */
 export interface ScoringFeature extends vscode.Disposable {
   readonly service: ScoringService;
   readonly commands: CommandTable;
 }
 
-/** Builds the scoring feature; dispose the result to undo it. */
-export function createScoring(
-  context: vscode.ExtensionContext,
-  output: vscode.LogOutputChannel,
-  settings: Pick<SettingsWatcher, 'onDidChange'>,
-  timelines: TimelineEditorProvider,
-  loader: RolloutLoader,
-): ScoringFeature {
-  const service = new ScoringService(context, output, settings);
-  timelines.scoring = service;
+/** Builds everything of the scoring feature beside `service` (which the timelines were built with); dispose the result to undo it (the service too). */
+export function createScoring(service: ScoringService, timelines: TimelineEditorProvider, loader: RolloutLoader): ScoringFeature {
   const inline = new InlineScores(service);
   const status = new ScorerStatus(service);
   return {
     service,
     commands: scoringCommands(service, timelines, loader),
     dispose: () => {
-      timelines.scoring = null;
       status.dispose();
       inline.dispose();
       service.dispose();

@@ -17,21 +17,16 @@ import { ScorerError, type ScorerCommand } from '../../core/scoring/client';
 import { contentHash, toScoreRollout } from '../../core/scoring/input';
 import { ScorerManager, type ScoreRun, type ScorerState } from '../../core/scoring/manager';
 import type { StepScore } from '../../core/scoring/protocol';
-import type { ScoresMessage } from '../../shared/protocol';
+import type { ScoresMessage } from '../../shared/scoresProtocol';
+import type { TimelineFeature, TimelineView } from '../timelineFeature';
 import { readSettings, type Settings, type SettingsWatcher } from '../config';
 import { notifyWarning, notifyWithLog } from '../notify';
 
 /** The scorer settings (`trajectoryInspector.scorer.*`, timeouts in ms), as host/config.ts reads them. */
 export type ScorerConfig = Settings['scorer'];
 
-/** What the service needs of an open timeline (TimelinePanel implements it). */
-export interface ScoredPanel {
-  readonly uri: vscode.Uri;
-  readonly rolloutIndex: number;
-  readonly rollout: Rollout | null;
-  readonly loadedFile: { rollouts: Rollout[] } | null;
-  postScores(m: ScoresMessage): void;
-}
+/** What the service needs of an open timeline. */
+export type ScoredPanel = Pick<TimelineView, 'uri' | 'rolloutIndex' | 'rollout' | 'loadedFile' | 'postMessage'>;
 
 /** Scores of one rollout as the service keeps them. */
 export interface RolloutScoreState {
@@ -52,8 +47,8 @@ interface FileEntry {
 
 const key = (file: string): string => path.resolve(file);
 
-/** Owns the scorer and the scores of open files. */
-export class ScoringService implements vscode.Disposable {
+/** Owns the scorer and the scores of open files; a feature of the timelines (it posts their step scores). */
+export class ScoringService implements vscode.Disposable, TimelineFeature {
   private mgr: ScorerManager | null = null;
   private mgrCommand: ScorerCommand | null = null;
   private readonly files = new Map<string, FileEntry>();
@@ -207,7 +202,8 @@ export class ScoringService implements vscode.Disposable {
    * (those steps did not change), the later ones dropped, and the rollout's scores no longer claim
    * to be of its whole content (Score again scores it as it is now); no scoring starts by itself.
    */
-  rolloutsChanged(file: string, rollouts: Rollout[], changedFrom: ReadonlyMap<string, number>): void {
+  rolloutsChanged(view: Pick<TimelineView, 'uri'>, rollouts: Rollout[], changedFrom: ReadonlyMap<string, number>): void {
+    const file = view.uri.fsPath;
     const e = this.files.get(key(file));
     if (!e) return;
     e.rollouts = rollouts;
@@ -258,7 +254,7 @@ export class ScoringService implements vscode.Disposable {
     this.changed.fire(key(file));
     for (const p of this.panels) {
       const r = p.rollout;
-      if (r && key(p.uri.fsPath) === key(file)) p.postScores(this.message(file, p.rolloutIndex, r));
+      if (r && key(p.uri.fsPath) === key(file)) p.postMessage(this.message(file, p.rolloutIndex, r));
     }
   }
 
@@ -376,7 +372,7 @@ export class ScoringService implements vscode.Disposable {
   // ------------------------------------------------------------ timelines
 
   /** A timeline shows (or re-shows) a rollout: post what is known, score it when auto-scoring is on. */
-  panelShown(p: ScoredPanel): void {
+  onShown(p: ScoredPanel): void {
     this.panels.add(p);
     const r = p.rollout;
     const loaded = p.loadedFile;
@@ -384,14 +380,14 @@ export class ScoringService implements vscode.Disposable {
     const file = p.uri.fsPath;
     this.fileLoaded(file, loaded.rollouts);
     const st = this.files.get(key(file))?.scores.get(r.id);
-    p.postScores(this.message(file, p.rolloutIndex, r));
+    p.postMessage(this.message(file, p.rolloutIndex, r));
     if (!st || st.state === 'idle') {
       if (this.config.autoScore) void this.scoreRollouts(file, [r], { quiet: false });
     }
   }
 
   /** A timeline closed: cancel its file's scoring unless another timeline still shows the file. */
-  panelClosed(p: ScoredPanel): void {
+  onClosed(p: ScoredPanel): void {
     this.panels.delete(p);
     const file = key(p.uri.fsPath);
     if (![...this.panels].some((o) => key(o.uri.fsPath) === file)) this.cancel(file);

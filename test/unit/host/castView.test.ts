@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import { readCastMessage } from '../../../src/host/castFile';
 import { castSize, castView } from '../../../src/host/present';
 import { MAX_SCREEN_COLS, MAX_SCREEN_ROWS } from '../../../src/core/escapes';
-import { isHostMessage, isPersistedState, isWebviewMessage, MAX_TERM_COLS, MAX_TERM_ROWS } from '../../../src/shared/protocol';
+import { isHostMessage, isPersistedState, isWebviewMessage } from '../../../src/shared/protocol';
+import { MAX_TERM_COLS, MAX_TERM_ROWS } from '../../../src/shared/castProtocol';
 import { sample, tmpDir } from '../samples';
 
 const TB1_CAST = 'tb1/lcbpro-1983a_with-agent-logs/sessions/agent.cast';

@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import { JsonlFollower } from '../../../src/core/follow';
 import { loadFile } from '../../../src/core/load';
 import { liveFiles, LIVE_NOTIFY_MS } from '../../../src/host/liveFiles';
-import { rolloutMessage, rolloutUpdateMessage } from '../../../src/host/present';
+import { rolloutMessage, rolloutUpdateMessage } from '../../../src/host/rolloutMessage';
+import { LoadedSource } from '../../../src/host/rolloutSource';
 import { StepSlices } from '../../../src/host/stepSlices';
 import { isHostMessage, isPersistedState, isWebviewMessage, type LiveInfo } from '../../../src/shared/protocol';
 import { rolloutChars, stepHead } from '../../../src/shared/stepHeads';
@@ -29,7 +30,7 @@ describe('live follow: host and webview parts', () => {
     fs.writeFileSync(file, toJsonl(all.slice(0, 10)));
     const f = (await JsonlFollower.open(file))!;
     const slices = new StepSlices(30_000);
-    const first = slices.present(rolloutMessage(f.loaded, 0, null, { collapseOutputLines: 20 }));
+    const first = rolloutMessage(new LoadedSource(f.loaded), 0, null, { collapseOutputLines: 20 }, { slices });
     assert.equal(first.sliced, undefined, 'small: whole');
     let sent = first.rollout.steps.length;
     // A few more lines: still small, sent whole from the first changed step.
@@ -54,7 +55,7 @@ describe('live follow: host and webview parts', () => {
     assert.ok(u.sliced.headChars < u.sliced.fullChars);
     assert.deepEqual(u.steps, rollout.steps.slice(from).map((s) => stepHead(s).head));
     assert.ok(u.sliced.cuts.length > 0 && u.sliced.cuts.every((c) => c.index >= from), 'cuts of the steps sent only');
-    const msg = rolloutUpdateMessage(f.loaded, 0, from, u, LIVE);
+    const msg = rolloutUpdateMessage(new LoadedSource(f.loaded), 0, from, u, LIVE);
     assert.ok(isHostMessage(JSON.parse(JSON.stringify(msg))));
     assert.equal(msg.rolloutId, rollout.id);
     assert.equal(msg.summaries[0].steps, rollout.steps.length);
@@ -89,9 +90,9 @@ describe('live follow: host and webview parts', () => {
   it('guards the new messages and the persisted Follow flag', () => {
     assert.ok(isHostMessage({ type: 'live', live: LIVE }));
     assert.ok(!isHostMessage({ type: 'live', live: { ...LIVE, state: 'gone' } }));
-    assert.ok(isHostMessage({ type: 'followAction' }));
-    assert.ok(isHostMessage({ type: 'followAction', on: true }));
-    assert.ok(!isHostMessage({ type: 'followAction', on: 1 }));
+    assert.ok(isHostMessage({ type: 'toggleFollow' }));
+    assert.ok(isHostMessage({ type: 'toggleFollow', on: true }));
+    assert.ok(!isHostMessage({ type: 'toggleFollow', on: 1 }));
     const upd = { type: 'rolloutUpdate', rolloutIndex: 0, rolloutId: 'a', from: 2, steps: [{ index: 2, actions: [], observations: [], message: '' }], rollout: { id: 'a' }, summaries: [], live: LIVE };
     assert.ok(isHostMessage(upd));
     assert.ok(!isHostMessage({ ...upd, steps: [{ index: 3, actions: [], observations: [], message: '' }] }), 'steps must start at `from`');

@@ -215,8 +215,8 @@ describe('protocol: label messages', () => {
     assert.ok(isWebviewMessage({ type: 'undoLabel', seq: 2 }));
     assert.ok(isWebviewMessage({ type: 'redoLabel' }));
     assert.ok(!isWebviewMessage({ type: 'redoLabel', seq: -1 }));
-    assert.ok(isHostMessage({ type: 'labelAction', action: 'firstError' }));
-    assert.ok(!isHostMessage({ type: 'labelAction', action: 'rm' }));
+    assert.ok(isHostMessage({ type: 'runLabelAction', action: 'firstError' }));
+    assert.ok(!isHostMessage({ type: 'runLabelAction', action: 'rm' }));
     const ok = { type: 'labels', rolloutIndex: 0, rolloutId: 'r', annotator: 'a', labels: [], unsaved: [], journal: '/j', error: null, warnings: [], seq: null };
     assert.ok(isHostMessage(ok));
     assert.ok(!isHostMessage({ ...ok, labels: [{ stepIndex: 0, value: 5 }] }));

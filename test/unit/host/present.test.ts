@@ -17,11 +17,12 @@ import {
   makeNonce,
   mapLimit,
   parseStepNumber,
-  rolloutMessage,
   stepPickItems,
   summarize,
   timelineHtml,
 } from '../../../src/host/present';
+import { rolloutMessage } from '../../../src/host/rolloutMessage';
+import { LoadedSource } from '../../../src/host/rolloutSource';
 import { isHostMessage, isWebviewMessage, PICKER_MAX, pickerPositions } from '../../../src/shared/protocol';
 import { formatReward, stepGist } from '../../../src/shared/text';
 import { sample, tmpDir } from '../samples';
@@ -129,10 +130,10 @@ describe('host/present', () => {
 
   it('builds the rollout message, clamping the rollout index', async () => {
     const f = await loadFile(sample(MINI));
-    const m = rolloutMessage(f, 5, 2, { collapseOutputLines: 20 });
+    const m = rolloutMessage(new LoadedSource(f), 5, 2, { collapseOutputLines: 20 });
     assert.equal(m.rolloutIndex, 0);
     assert.equal(m.rollout, f.rollouts[0]);
-    assert.equal(m.selectStep, 2);
+    assert.equal(m.revealStep, 2);
     assert.equal(m.summaries.length, 1);
     assert.ok(isHostMessage(m));
   });
@@ -140,7 +141,7 @@ describe('host/present', () => {
   it('sends the picker window of summaries, not all of them, for a file of thousands of rollouts', async () => {
     const f = await loadFile(sample(MINI));
     const many = { ...f, rollouts: Array.from({ length: 5000 }, (_, i) => ({ ...f.rollouts[0], id: `r${i}` })) };
-    const m = rolloutMessage(many, 2500, null, { collapseOutputLines: 20 });
+    const m = rolloutMessage(new LoadedSource(many), 2500, null, { collapseOutputLines: 20 });
     assert.equal(m.rolloutCount, 5000);
     assert.deepEqual(m.summaries.map((s) => s.index), pickerPositions(5000, 2500));
     assert.equal(m.summaries.length, 1 + 501 + 1);
@@ -151,7 +152,7 @@ describe('host/present', () => {
     assert.deepEqual(pickerPositions(5000, 0).slice(0, 2), [0, 1]);
     assert.equal(pickerPositions(5000, 0).length, 252);
     assert.equal(pickerPositions(5000, 4999).length, 252);
-    const few = rolloutMessage({ ...many, rollouts: many.rollouts.slice(0, PICKER_MAX) }, 3, null, { collapseOutputLines: 20 });
+    const few = rolloutMessage(new LoadedSource({ ...many, rollouts: many.rollouts.slice(0, PICKER_MAX) }), 3, null, { collapseOutputLines: 20 });
     assert.equal(few.summaries.length, PICKER_MAX);
     assert.equal(few.rolloutCount, undefined);
     assert.ok(!isHostMessage({ ...m, rolloutCount: -1 }));
@@ -207,14 +208,14 @@ describe('shared/protocol guards', () => {
   it('accepts the webview messages the host handles, rejects anything else', () => {
     assert.ok(isWebviewMessage({ type: 'ready', state: null }));
     assert.ok(isWebviewMessage({ type: 'ready', state: { rolloutIndex: 0, rolloutId: 'a', selectedStep: 3, expanded: [1, 2] } }));
-    assert.ok(isWebviewMessage({ type: 'selectStep', rolloutIndex: 0, stepIndex: 4 }));
+    assert.ok(isWebviewMessage({ type: 'stepSelected', rolloutIndex: 0, stepIndex: 4 }));
     assert.ok(isWebviewMessage({ type: 'showInSource', rolloutIndex: 1, stepIndex: 0 }));
     assert.ok(isWebviewMessage({ type: 'openLocation', file: '/a.json', line: 3, column: null }));
     assert.ok(isWebviewMessage({ type: 'reload' }));
     assert.ok(!isWebviewMessage(null));
     assert.ok(!isWebviewMessage('ready'));
-    assert.ok(!isWebviewMessage({ type: 'selectStep', rolloutIndex: 0, stepIndex: -1 }));
-    assert.ok(!isWebviewMessage({ type: 'selectStep', rolloutIndex: 0, stepIndex: 1.5 }));
+    assert.ok(!isWebviewMessage({ type: 'stepSelected', rolloutIndex: 0, stepIndex: -1 }));
+    assert.ok(!isWebviewMessage({ type: 'stepSelected', rolloutIndex: 0, stepIndex: 1.5 }));
     assert.ok(!isWebviewMessage({ type: 'showInSource', rolloutIndex: '0', stepIndex: 0 }));
     assert.ok(!isWebviewMessage({ type: 'openLocation', file: '', line: 1, column: 1 }));
     assert.ok(!isWebviewMessage({ type: 'ready', state: { rolloutIndex: 0, expanded: 'all' } }));

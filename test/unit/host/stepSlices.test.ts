@@ -7,9 +7,10 @@ import * as assert from 'node:assert/strict';
 import { loadFile, type LoadedFile } from '../../../src/core/load';
 import type { Rollout } from '../../../src/core/model';
 import { makeStep } from '../../../src/core/model';
-import { rolloutMessage } from '../../../src/host/present';
+import { rolloutMessage } from '../../../src/host/rolloutMessage';
+import { LoadedSource } from '../../../src/host/rolloutSource';
 import { StepSlices } from '../../../src/host/stepSlices';
-import { isHostMessage, isWebviewMessage, MAX_SLICE_STEPS, type RolloutMessage, type StepSliceMessage, type StepsMessage } from '../../../src/shared/protocol';
+import { isHostMessage, isWebviewMessage, MAX_SLICE_STEPS, type RolloutMessage, type LoadStepsMessage, type StepsMessage } from '../../../src/shared/protocol';
 import {
   answerStepSlice,
   countLines,
@@ -44,7 +45,7 @@ describe('step heads and slices (issue 7)', () => {
   before(async () => {
     swe = await loadFile(sample(SWE_AGENT));
     big = longRollout(swe.rollouts[0], 10_000);
-    bigMsg = rolloutMessage({ ...swe, rollouts: [big] }, 0, null, CONFIG);
+    bigMsg = rolloutMessage(new LoadedSource({ ...swe, rollouts: [big] }), 0, null, CONFIG);
   });
 
   it('counts lines and cuts previews at HEAD_CHARS characters or HEAD_LINES lines', () => {
@@ -62,10 +63,11 @@ describe('step heads and slices (issue 7)', () => {
   });
 
   it('sends a small real rollout whole, as before (the same message object)', () => {
-    const msg = rolloutMessage(swe, 0, null, CONFIG);
+    const msg = rolloutMessage(new LoadedSource(swe), 0, null, CONFIG);
     assert.ok(rolloutChars(msg.rollout) < SLICE_MIN_CHARS);
     assert.equal(slicedRolloutMessage(msg), msg);
-    assert.equal(new StepSlices().present(msg), msg);
+    assert.equal(new StepSlices().heads(msg.rollout, null), null);
+    assert.equal(rolloutMessage(new LoadedSource(swe), 0, null, CONFIG, { slices: new StepSlices() }).rollout, msg.rollout);
     assert.equal(msg.sliced, undefined);
   });
 
@@ -158,12 +160,12 @@ describe('step heads and slices (issue 7)', () => {
     assert.ok(!got.includes(25), 'a step over the cap is left to a request');
     assert.deepEqual(got, [...got].sort((a, b) => a - b));
     assert.ok(got.every((i) => i >= 25 && i < 50));
-    const m = slicedRolloutMessage(rolloutMessage({ ...swe, rollouts: [r] }, 0, 30, CONFIG));
+    const m = slicedRolloutMessage(rolloutMessage(new LoadedSource({ ...swe, rollouts: [r] }), 0, 30, CONFIG));
     assert.ok(JSON.stringify(m).length < MAX_INITIAL_CHARS + 200_000, `message ${JSON.stringify(m).length} chars`);
   });
 
   it('answers a slice with the full steps, clamped, capped, and only for the rollout shown', () => {
-    const req: StepSliceMessage = { type: 'stepSlice', rolloutIndex: 0, rolloutId: big.id, from: 9990, to: 10_010, seq: 7 };
+    const req: LoadStepsMessage = { type: 'loadSteps', rolloutIndex: 0, rolloutId: big.id, from: 9990, to: 10_010, seq: 7 };
     assert.ok(isWebviewMessage(req));
     const a = answerStepSlice(req, 0, big);
     assert.ok(a);
@@ -184,7 +186,7 @@ describe('step heads and slices (issue 7)', () => {
   });
 
   it('guards the slice messages: ranges of at most MAX_SLICE_STEPS, steps in order', () => {
-    const req = { type: 'stepSlice', rolloutIndex: 0, rolloutId: 'r', from: 10, to: 10 + MAX_SLICE_STEPS, seq: 1 };
+    const req = { type: 'loadSteps', rolloutIndex: 0, rolloutId: 'r', from: 10, to: 10 + MAX_SLICE_STEPS, seq: 1 };
     assert.ok(isWebviewMessage(req));
     assert.ok(!isWebviewMessage({ ...req, to: 11 + MAX_SLICE_STEPS }));
     assert.ok(!isWebviewMessage({ ...req, to: 10 }));
@@ -203,15 +205,16 @@ describe('step heads and slices (issue 7)', () => {
 
   it('StepSlices caches the heads per rollout and never throws on a request', () => {
     const s = new StepSlices();
-    const a = s.present(bigMsg);
-    const b = s.present({ ...bigMsg, selectStep: 3 });
+    const source = new LoadedSource({ ...swe, rollouts: [big] });
+    const a = rolloutMessage(source, 0, null, CONFIG, { slices: s });
+    const b = rolloutMessage(source, 0, 3, CONFIG, { slices: s });
     assert.ok(a.sliced);
     assert.equal(a.rollout, b.rollout, 'heads built once per rollout object');
-    assert.equal(b.selectStep, 3);
-    const forced = new StepSlices(0).present(rolloutMessage(swe, 0, null, CONFIG));
+    assert.equal(b.revealStep, 3);
+    const forced = rolloutMessage(new LoadedSource(swe), 0, null, CONFIG, { slices: new StepSlices(0) });
     assert.ok(forced.sliced, 'a threshold of 0 slices even a small rollout (tests)');
     const broken = { ...big, steps: null } as unknown as Rollout;
-    assert.equal(s.answer({ type: 'stepSlice', rolloutIndex: 0, rolloutId: big.id, from: 0, to: 3, seq: 1 }, 0, broken), null);
+    assert.equal(s.answer({ type: 'loadSteps', rolloutIndex: 0, rolloutId: big.id, from: 0, to: 3, seq: 1 }, 0, broken), null);
   });
 });
 
@@ -225,15 +228,15 @@ describe('webview step store (issue 7)', () => {
     big = longRollout(swe.rollouts[0], 10_000);
     // Every 10th step a short one: its head is the step itself.
     big.steps = big.steps.map((s) => (s.index % 10 === 7 ? makeStep(s.index, 'user', { message: 'ok' }) : s));
-    msg = slicedRolloutMessage(rolloutMessage({ ...swe, rollouts: [big] }, 0, null, CONFIG));
+    msg = slicedRolloutMessage(rolloutMessage(new LoadedSource({ ...swe, rollouts: [big] }), 0, null, CONFIG));
   });
 
   /** A store whose requests are collected in `sent`; `answer` answers them as the host does. */
   function store(o: { maxSteps?: number; maxChars?: number; minKeep?: number; now?: () => number } = {}) {
-    const sent: StepSliceMessage[] = [];
+    const sent: LoadStepsMessage[] = [];
     const st = new StepStore({ post: (m) => sent.push(m), ...o });
     st.reset(msg);
-    const answer = (m: StepSliceMessage): boolean => st.receive(answerStepSlice(m, 0, big)!);
+    const answer = (m: LoadStepsMessage): boolean => st.receive(answerStepSlice(m, 0, big)!);
     return { st, sent, answer };
   }
 
@@ -282,7 +285,7 @@ describe('webview step store (issue 7)', () => {
     assert.equal(st.size, msg.sliced!.initial!.steps.filter((s) => msg.sliced!.cuts.some((c) => c.index === s.index)).length, 'only the full steps that came with the heads');
     assert.ok(st.size > 0);
     assert.equal(st.want(0, 25), 0, 'the first chunk came with the heads: nothing asked');
-    st.reset(rolloutMessage(swe, 0, null, CONFIG));
+    st.reset(rolloutMessage(new LoadedSource(swe), 0, null, CONFIG));
     assert.ok(!st.sliced);
     assert.equal(st.want(0, 10), 0, 'a whole rollout asks for nothing');
   });
@@ -311,8 +314,8 @@ describe('webview step store (issue 7)', () => {
   it('keeps the steps it was last asked for even over its budget: answers never evict each other (no request loop)', () => {
     const steps = Array.from({ length: 1000 }, (_, i) => makeStep(i, 'environment', { observations: [{ callId: null, output: 'x'.repeat(300_000), exitCode: 0, truncated: false }] }));
     const r: Rollout = { ...swe.rollouts[0], id: 'wide', steps };
-    const m = slicedRolloutMessage(rolloutMessage({ ...swe, rollouts: [r] }, 0, null, CONFIG));
-    const sent: StepSliceMessage[] = [];
+    const m = slicedRolloutMessage(rolloutMessage(new LoadedSource({ ...swe, rollouts: [r] }), 0, null, CONFIG));
+    const sent: LoadStepsMessage[] = [];
     const st = new StepStore({ post: (x) => sent.push(x) });
     st.reset({ ...m, sliced: { ...m.sliced!, initial: undefined } });
     st.want(0, 150);

@@ -4,7 +4,8 @@ import { ScoreCache } from '../../../src/core/scoring/cache';
 import { contentHash, toScoreRollout } from '../../../src/core/scoring/input';
 import { checkRolloutScores, InitializeResult, ScoreParams, ScoreResult } from '../../../src/core/scoring/protocol';
 import { loadFile } from '../../../src/core/load';
-import { isHostMessage, type ScoresMessage } from '../../../src/shared/protocol';
+import { isHostMessage } from '../../../src/shared/protocol';
+import type { ScoresMessage } from '../../../src/shared/scoresProtocol';
 import {
   DEFAULT_SCORER_AUTO,
   DEFAULT_SCORER_COMMAND,

@@ -8,9 +8,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadFile } from '../../../src/core/load';
-import { rolloutMessage } from '../../../src/host/present';
+import { rolloutMessage } from '../../../src/host/rolloutMessage';
+import { LoadedSource } from '../../../src/host/rolloutSource';
 import { HINT_LINE, KEYMAP, LABEL_ACTION_COMMANDS, bindingFor, bindingOf, type KeyPress } from '../../../src/shared/keymap';
-import type { LabelsMessage, PersistedState, RolloutMessage, StepSliceMessage } from '../../../src/shared/protocol';
+import type { LabelsMessage, PersistedState, RolloutMessage, LoadStepsMessage } from '../../../src/shared/protocol';
 import { StepStore } from '../../../webview/stepStore';
 import { applyHostMessage } from '../../../webview/timeline/hostMessages';
 import { createState, labelIndexOf, type Effect, type TimelineState } from '../../../webview/timeline/state';
@@ -22,12 +23,12 @@ const TRAJ = 'swe-agent/v0.7_default__marshmallow-code__marshmallow-1867.traj';
 let base: RolloutMessage;
 
 before(async () => {
-  base = rolloutMessage(await loadFile(sample(TRAJ)), 0, null, { collapseOutputLines: 20 });
+  base = rolloutMessage(new LoadedSource(await loadFile(sample(TRAJ))), 0, null, { collapseOutputLines: 20 });
   assert.ok(base.rollout.steps.length > 5, 'the sample has steps to move between');
 });
 
-function fresh(restored: PersistedState | null = null): { s: TimelineState; sent: StepSliceMessage[] } {
-  const sent: StepSliceMessage[] = [];
+function fresh(restored: PersistedState | null = null): { s: TimelineState; sent: LoadStepsMessage[] } {
+  const sent: LoadStepsMessage[] = [];
   return { s: createState(restored, new StepStore({ post: (m) => sent.push(m) })), sent };
 }
 
@@ -75,22 +76,22 @@ describe('webview timeline state: applyHostMessage', () => {
     const { s } = fresh();
     applyHostMessage(s, base);
     s.pendingReveal = null;
-    const fx = applyHostMessage(s, { type: 'selectStep', index: 4 });
+    const fx = applyHostMessage(s, { type: 'revealStep', index: 4 });
     assert.equal(s.selected, 4);
     assert.deepEqual(s.pendingReveal, { index: 4, block: 'center' });
     assert.deepEqual(kinds(fx), ['selected', 'persist', 'seekPlayer']);
     s.pendingReveal = null;
-    applyHostMessage(s, { type: 'selectStep', index: 2, reveal: false });
+    applyHostMessage(s, { type: 'revealStep', index: 2, reveal: false });
     assert.equal(s.selected, 2);
     assert.equal(s.pendingReveal, null);
     // Past the end: clamped to the last step.
-    applyHostMessage(s, { type: 'selectStep', index: 10_000 });
+    applyHostMessage(s, { type: 'revealStep', index: 10_000 });
     assert.equal(s.selected, base.rollout.steps.length - 1);
   });
 
   it('a rollout message with selectStep (Go to Step, the tree) selects that step', () => {
     const { s } = fresh();
-    applyHostMessage(s, { ...base, selectStep: 5 });
+    applyHostMessage(s, { ...base, revealStep: 5 });
     assert.equal(s.selected, 5);
     assert.deepEqual(s.pendingReveal, { index: 5, block: 'center' });
   });
@@ -107,7 +108,7 @@ describe('webview timeline state: applyHostMessage', () => {
   it('the same rollout read again keeps the selection and expansion; one with fewer steps clamps the selection', () => {
     const { s } = fresh();
     applyHostMessage(s, base);
-    applyHostMessage(s, { type: 'selectStep', index: 5 });
+    applyHostMessage(s, { type: 'revealStep', index: 5 });
     s.expanded = new Set([5]);
     const fx = applyHostMessage(s, base);
     assert.equal(s.selected, 5);
@@ -138,9 +139,9 @@ describe('webview timeline state: applyHostMessage', () => {
     applyHostMessage(s, labels(base));
     assert.equal((s.labelsMsg as LabelsMessage | null)?.annotator, 'alice');
     // Two label keys: both shown at once (sent, not answered).
-    applyHostMessage(s, { type: 'labelAction', action: 'good' });
+    applyHostMessage(s, { type: 'runLabelAction', action: 'good' });
     applyHostMessage(s, { type: 'moveSelection', delta: 1 });
-    const fx = applyHostMessage(s, { type: 'labelAction', action: 'bad' });
+    const fx = applyHostMessage(s, { type: 'runLabelAction', action: 'bad' });
     assert.deepEqual(fx, [{ kind: 'setLabel', rolloutIndex: 0, stepIndex: 1, value: -1, seq: 2 }]);
     assert.equal(s.sentChanges.length, 2);
     assert.equal(labelIndexOf(s).mine.get(0)?.value, 1);
@@ -152,11 +153,11 @@ describe('webview timeline state: applyHostMessage', () => {
   it('the show-keys action toggles the key overlay; note opens the note editor on the selected step', () => {
     const { s } = fresh();
     applyHostMessage(s, base);
-    applyHostMessage(s, { type: 'labelAction', action: 'showKeys' });
+    applyHostMessage(s, { type: 'runLabelAction', action: 'showKeys' });
     assert.equal(s.showKeys, true);
-    applyHostMessage(s, { type: 'labelAction', action: 'showKeys' });
+    applyHostMessage(s, { type: 'runLabelAction', action: 'showKeys' });
     assert.equal(s.showKeys, false);
-    applyHostMessage(s, { type: 'labelAction', action: 'note' });
+    applyHostMessage(s, { type: 'runLabelAction', action: 'note' });
     assert.equal(s.editingNote, 0);
   });
 
@@ -171,14 +172,14 @@ describe('webview timeline state: applyHostMessage', () => {
     assert.equal(s.unseen, 2);
     assert.deepEqual(applyHostMessage(s, { ...upd, from: 9 }), [{ kind: 'resend' }]);
     // Follow on: the end is revealed, nothing is unseen.
-    const fx = applyHostMessage(s, { type: 'followAction' });
+    const fx = applyHostMessage(s, { type: 'toggleFollow' });
     assert.equal(s.follow, true);
     assert.equal(s.unseen, 0);
     assert.ok(kinds(fx).includes('revealEnd'));
     applyHostMessage(s, { ...upd, from: 6, steps: base.rollout.steps.slice(6, 7) });
     assert.equal(s.unseen, 0);
     // Moving to an earlier step of a live file stops Follow.
-    applyHostMessage(s, { type: 'selectStep', index: 1 });
+    applyHostMessage(s, { type: 'revealStep', index: 1 });
     assert.equal(s.follow, false);
   });
 

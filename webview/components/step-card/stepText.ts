@@ -5,7 +5,7 @@
  */
 import { diffLines } from 'diff';
 import type { Action, FileEdit, RolloutLink, Step } from '../../../src/shared/model';
-import type { ReplayStepView } from '../../../src/shared/protocol';
+import type { ReplayStepView } from '../../../src/shared/replayProtocol';
 
 /** Message lines / characters shown while a card is collapsed. */
 export const MESSAGE_LINES = 8;
