@@ -266,16 +266,20 @@ export function viewPane(page: () => Page, title: RegExp): ViewPane {
       // Click the title end of a header: its middle holds the view's action buttons. A command that
       // reveals the view (Search Rollouts…) may expand it at the same moment: check again after a
       // while, so the click that raced it does not leave it folded.
+      // A click that raced such a command folds the section again: the loop clicks until it stays
+      // open over a second look, and fails only when no click opened it.
       const expanded = async () => (await header.getAttribute('aria-expanded')) === 'true';
-      for (let tries = 0; tries < 4; tries++) {
+      let open = false;
+      for (let tries = 0; tries < 6 && !open; tries++) {
         if (!(await expanded())) {
           await header.click({ position: { x: 24, y: 10 } });
-          await waitUntil(expanded, UI_MS, () => `the section ${title} did not expand on a click`);
+          await waitUntil(expanded, 5_000, () => '').catch(() => {});
         }
         // Not a wait for the click: a second look, for the command that expands it a moment later.
-        await page().waitForTimeout(300);
-        if (await expanded()) break;
+        await page().waitForTimeout(500);
+        open = await expanded();
       }
+      if (!open) throw new Error(`the section ${title} did not expand on six clicks`);
       if (!o.alone) return;
       const headers = p.sidebar().locator('.pane-header');
       for (let i = 0; i < (await headers.count()); i++) {
@@ -514,8 +518,7 @@ export async function typeIntoQuickInput(page: Page, text: string): Promise<void
  * `Trajectory Inspector: Export Labels`). Returns as the command starts.
  */
 export async function runCommand(page: Page, title: string, row: string = title.split(': ').pop()!): Promise<void> {
-  await page.keyboard.press('F1');
-  await quickInput(page).waitFor({ state: 'visible', timeout: UI_MS });
+  await openCommandPalette(page);
   await quickInput(page).fill(`>${title}`);
   await quickInputRow(page, row).waitFor({ state: 'visible', timeout: UI_MS });
   // Click the row whose label is the title: the first row may be another command that also matches
@@ -525,6 +528,24 @@ export async function runCommand(page: Page, title: string, row: string = title.
   const exact = page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${esc}\\s*$`) }) }).first();
   if (await exact.isVisible().catch(() => false)) await exact.click();
   else await page.keyboard.press('Enter');
+}
+
+/**
+ * Opens the command palette with F1. A webview that holds the keyboard focus (the timeline) may
+ * keep the key to itself: when no quick input shows within a few seconds, the focus is moved onto
+ * the workbench (the side bar's title, else the status bar) and F1 pressed again.
+ */
+async function openCommandPalette(page: Page): Promise<void> {
+  const shown = () => quickInput(page).isVisible().catch(() => false);
+  for (let tries = 0; tries < 4; tries++) {
+    await page.keyboard.press('F1');
+    if (await waitUntil(shown, 5_000, () => '').then(() => true, () => false)) return;
+    const title = page.locator('[id="workbench.parts.sidebar"] .composite.title').first();
+    const status = page.locator('[id="workbench.parts.statusbar"]').first();
+    if (await title.isVisible().catch(() => false)) await title.click().catch(() => {});
+    else await status.click({ position: { x: 2, y: 2 } }).catch(() => {});
+  }
+  await quickInput(page).waitFor({ state: 'visible', timeout: UI_MS });
 }
 
 /** In the open quick pick titled `title` (waited for), fills in `item` and accepts the row that holds it. */
