@@ -18,15 +18,57 @@ export class RipgrepUnavailableError extends Error {
   }
 }
 
-/** Reads up to 60 characters of context either side of each of `hits` (the first `limit` ones) from the file. */
+/** The decimal number in `b[from, to)` (ASCII digits, as ripgrep prints them); NaN for anything else. */
+function digits(b: Buffer, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = b[i] - 48;
+    if (d < 0 || d > 9) return NaN;
+    n = n * 10 + d;
+  }
+  return to > from ? n : NaN;
+}
+
+/** Context read either side of a hit for its preview (bytes), and the most read for one hit. */
+const PREVIEW_MARGIN = 240;
+const PREVIEW_WINDOW = 4096;
+/** Hits whose previews fall within this many bytes are read with one read (a batch). */
+const PREVIEW_BATCH = 256 * 1024;
+
+/**
+ * Reads up to 60 characters of context either side of each of `hits` (the first `limit` ones) from
+ * the file. Hits lie in file order, so the previews of nearby hits come from one read of the span
+ * they cover (at most PREVIEW_BATCH bytes): one read per hit made the previews cost more than
+ * ripgrep's whole search. Each hit sees the same bytes a read of its own would give it (its
+ * PREVIEW_WINDOW from PREVIEW_MARGIN before it), so previews do not depend on the batching.
+ */
 async function addPreviews(fh: fs.promises.FileHandle, hits: SearchHit[], limit: number, already: number): Promise<void> {
-  const buf = Buffer.allocUnsafe(4096);
-  for (let i = 0; i < hits.length && already + i < limit; i++) {
-    const h = hits[i];
-    const start = Math.max(0, h.offset - 240);
-    const want = Math.min(buf.length, h.offset - start + h.length + 240);
-    const { bytesRead } = await fh.read(buf, 0, want, start);
-    h.preview = preview(buf.subarray(0, bytesRead), h.offset - start, Math.min(h.length, bytesRead - (h.offset - start)));
+  const n = Math.max(0, Math.min(hits.length, limit - already));
+  const win = (h: SearchHit): [number, number] => {
+    const start = Math.max(0, h.offset - PREVIEW_MARGIN);
+    return [start, start + Math.min(PREVIEW_WINDOW, h.offset - start + h.length + PREVIEW_MARGIN)];
+  };
+  let buf = Buffer.allocUnsafe(PREVIEW_BATCH + PREVIEW_WINDOW);
+  for (let i = 0; i < n; ) {
+    const [start] = win(hits[i]);
+    let end = win(hits[i])[1];
+    let j = i;
+    while (j + 1 < n) {
+      const [s1, e1] = win(hits[j + 1]);
+      if (s1 < start || Math.max(end, e1) - start > PREVIEW_BATCH) break;
+      end = Math.max(end, e1);
+      j++;
+    }
+    if (buf.length < end - start) buf = Buffer.allocUnsafe(end - start);
+    const { bytesRead } = await fh.read(buf, 0, end - start, start);
+    for (let k = i; k <= j; k++) {
+      const h = hits[k];
+      const [s, e] = win(h);
+      const view = buf.subarray(s - start, Math.min(bytesRead, e - start));
+      const at = h.offset - s;
+      h.preview = at <= view.length ? preview(view, at, Math.min(h.length, view.length - at)) : '';
+    }
+    i = j + 1;
   }
 }
 
@@ -81,8 +123,8 @@ export async function searchFileRipgrep(file: string, query: string, options: Se
           const c1 = data.indexOf(58, from);
           const c2 = c1 >= 0 ? data.indexOf(58, c1 + 1) : -1;
           if (c1 > from && c2 > c1 && c2 < nl) {
-            const line = Number(data.toString('latin1', from, c1));
-            const offset = Number(data.toString('latin1', c1 + 1, c2));
+            const line = digits(data, from, c1);
+            const offset = digits(data, c1 + 1, c2);
             const length = Math.max(1, nl - c2 - 1);
             const hit: SearchHit = { offset, length, line, rollout: rolloutAt(options.entries, offset), preview: '' };
             found.push(hit);
