@@ -8,6 +8,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { commandIdsOf, registerCommandTables, unmatchedCommands, type CommandTable } from './commandTable';
+import { stepLinkCommands, stepLinkHandler } from './stepLinks';
 import { rolloutsCommands, timelineCommands } from './commands';
 import { compareCommands, searchCommands } from './compare/compareCommands';
 import { ComparePanels } from './compare/comparePanel';
@@ -116,6 +117,9 @@ export class App implements vscode.Disposable {
       }),
     );
     this.tables.dumpSearch = dumpSearchCommands(timelines, output, files.dumps);
+    // Links to a step: Copy Link to Step, and vscode://<id>/open?… links opened from outside.
+    this.tables.stepLinks = stepLinkCommands(timelines, output, context.extension.id);
+    this.add(vscode.window.registerUriHandler(stepLinkHandler(timelines, output)));
 
     // Claude Code and Codex CLI sessions recorded in the workspace's folders.
     sessions = this.add(new SessionsView(output, context.globalStorageUri, settings));

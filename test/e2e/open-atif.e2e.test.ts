@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator } from 'playwright-core';
-import { assertActivatedWithoutErrors, e2eSuite, harborTrialResultSample, OPEN_MS, quickOpen, rolloutsPane, sample, screenshot, UI_MS, waitUntil } from './harness';
+import { assertActivatedWithoutErrors, closeAllEditors, e2eSuite, harborTrialResultSample, OPEN_MS, quickInput, quickOpen, rolloutsPane, runCommand, sample, screenshot, UI_MS, waitUntil } from './harness';
 
 const ATIF_SAMPLE = 'atif/harbor-golden_terminus2_invalid-json_ATIF-v1.5.trajectory.json';
 const TRIAL = 'hello-world__abc';
@@ -112,6 +112,43 @@ describe('e2e: open a Harbor ATIF trial in code-server', function () {
       async () => `after j j expected one .step-card.selected with data-index 2, got ${await selected.count()} selected, `
         + `data-index ${await selected.first().getAttribute('data-index').catch(() => 'none')}`);
     await screenshot(e2e.page, 'timeline');
+  });
+
+  /** The text of the notification toasts showing now. */
+  const toasts = async (): Promise<string> => (await e2e.page.locator('.notifications-toasts .notification-toast').allInnerTexts()).join(' | ');
+
+  it('Copy Link to Step copies a link to the selected step; the link opened as a URL (the URI handler) selects that step', async () => {
+    // The timeline of the last test is open with step index 2 selected.
+    await runCommand(e2e.page, 'Trajectory Inspector: Copy Link to Step');
+    await waitUntil(async () => /Copied a link to step #3 of rollout 1 of hello-world__abc\/agent\/trajectory\.json/.test(await toasts()), UI_MS,
+      async () => `no "Copied a link" notification; toasts: ${await toasts()}`);
+    await closeAllEditors(e2e.page);
+
+    // Developer: Open URL hands the link to the extension's URI handler, as a vscode:// link clicked outside does.
+    const link = `code-oss://trajectory-inspector.trajectory-inspector/open?file=${encodeURIComponent(TRAJECTORY_REL)}&rollout=1&step=2`;
+    await runCommand(e2e.page, 'Developer: Open URL');
+    await quickInput(e2e.page).fill(link);
+    await e2e.page.keyboard.press('Enter');
+    // VS Code may ask before it hands a URI to an extension.
+    const allow = e2e.page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Open$/ }).first();
+    await allow.waitFor({ state: 'visible', timeout: 5_000 }).then(() => allow.click(), () => {});
+    const web = e2e.web();
+    const selected = web.locator('.step-card.selected');
+    await waitUntil(async () => (await selected.getAttribute('data-index', { timeout: 1_000 }).catch(() => null)) === '1', OPEN_MS,
+      async () => `the link did not open the timeline at step #2; toasts: ${await toasts()}`);
+    await screenshot(e2e.page, 'step-link');
+  });
+
+  it('Open Link to Step… says which file a link names that is not in the workspace, and what is wrong with a bad link', async () => {
+    await runCommand(e2e.page, 'Trajectory Inspector: Open Link to Step…');
+    await quickInput(e2e.page).fill('vscode://trajectory-inspector.trajectory-inspector/open?file=other-trial/agent/trajectory.json&step=4');
+    await e2e.page.keyboard.press('Enter');
+    await waitUntil(async () => /the linked rollout file other-trial\/agent\/trajectory\.json is not in this workspace \(looked for .*other-trial/.test(await toasts()), UI_MS,
+      async () => `no "not in this workspace" notification; toasts: ${await toasts()}`);
+    await runCommand(e2e.page, 'Trajectory Inspector: Open Link to Step…');
+    await quickInput(e2e.page).fill(`vscode://trajectory-inspector.trajectory-inspector/open?file=${TRAJECTORY_REL}&step=zero`);
+    await e2e.page.keyboard.press('Enter');
+    await waitUntil(async () => /step="zero" is not a step number/.test(await toasts()), UI_MS, async () => `no bad-link notification; toasts: ${await toasts()}`);
   });
 
   it('activated the extension without errors in the extension host log', async () => {
