@@ -6,6 +6,7 @@
  *   trajectory-inspector export --format trl|agentprocessbench|processbench [options] <files…>
  *   trajectory-inspector agreement [options] <files…>
  *   trajectory-inspector sessions [--cwd DIR] [--json] [--root DIR]…
+ *   trajectory-inspector export-rollout <file> [--rollout K] [--steps A-B] --as md [--out FILE]
  *
  * Exit codes: 0 success (validate: every rollout valid and no warning, or warnings with
  * `--warnings-ok`), 1 invalid input, load error (validate: or a warning),
@@ -23,6 +24,7 @@ import { runScore, runScorerCheck, SCORE_USAGE } from './score';
 import { fileWarnings, partFailures, writeShowJson } from './showJson';
 import { REPLAY_USAGE, runReplay } from './replay';
 import { runSessions, SESSIONS_USAGE } from './sessions';
+import { EXPORT_ROLLOUT_USAGE, runExportRollout } from './exportRollout';
 import { outcomeText } from '../shared/outcome';
 
 const USAGE = `Usage:
@@ -33,6 +35,7 @@ const USAGE = `Usage:
     (show, validate) --max-inflated-mib N               most MiB decompressed from one archive (.eval),
                                                         all entries together (default 2048)
 ${SESSIONS_USAGE}
+${EXPORT_ROLLOUT_USAGE}
 ${LABEL_USAGE}
 ${REPLAY_USAGE}
 ${SCORE_USAGE}
@@ -109,6 +112,7 @@ async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'score') return runScore(argv.slice(1));
   if (argv[0] === 'scorer-check') return runScorerCheck(argv.slice(1));
   if (argv[0] === 'sessions') return runSessions(argv.slice(1));
+  if (argv[0] === 'export-rollout') return runExportRollout(argv.slice(1));
   // `--max-inflated-mib N` (or `=N`): the inflate budget of an archive, the one option with a value here.
   let maxInflatedBytes: number | undefined;
   const rest0: string[] = [];
