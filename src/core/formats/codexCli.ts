@@ -85,6 +85,10 @@
  *   its raw payload), an output or patch result whose call is not in the file (an `environment`
  *   step).
  *
+ * This file holds the loader and the record reader (`CodexReducer`); the record schemas and the
+ * first-record test are in codexCliRecords.ts, what item contents mean (actions, observations,
+ * user requests) in codexCliItems.ts, and the step drafts the reader builds in codexCliSteps.ts.
+ *
  * This module never imports `vscode`.
  */
 import { asWarning, RolloutLoadError } from '../errors';
