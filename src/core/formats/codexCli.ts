@@ -85,434 +85,77 @@
  *   its raw payload), an output or patch result whose call is not in the file (an `environment`
  *   step).
  *
+ * This file holds the loader and the record reader (`CodexReducer`); the record schemas and the
+ * first-record test are in codexCliRecords.ts, what item contents mean (actions, observations,
+ * user requests) in codexCliItems.ts, and the step drafts the reader builds in codexCliSteps.ts.
+ *
  * This module never imports `vscode`.
  */
-import { z } from 'zod';
-import { asWarning, RolloutLoadError, type LocatedIssue } from '../errors';
-import type { JsonDoc, JsonlLine, JsonPath } from '../json';
+import { asWarning, RolloutLoadError } from '../errors';
+import type { JsonDoc, JsonlLine } from '../json';
+import { unknownOutcome, type Action, type Rollout, type Step } from '../model';
+import { APPLY_PATCH_NAMES, codexAction, patchAction, readOutput, shellPatch } from './codexCliItems';
 import {
-  makeStep,
-  unknownOutcome,
-  type Action,
-  type FileEdit,
-  type Observation,
-  type Role,
-  type Rollout,
-  type SourceRange,
-  type Step,
-  type StepEvent,
-  type TokenCounts,
-} from '../model';
-import { lineRange, loadViaStream, parseSessionLine, shortLabel, StepPublisher, unionRange, type SessionStream } from './sessionStream';
-import { editPath, parseArguments, shellCommand, toolCallAction } from './toolCalls';
+  BOOKKEEPING_EVENTS,
+  CompactedSchema,
+  CompactionItemSchema,
+  CustomToolCallSchema,
+  ExecCommandEndSchema,
+  firstRecordDecline,
+  FunctionCallSchema,
+  isLegacyHeader,
+  ITEM_TYPES,
+  LINE_TYPES,
+  LineSchema,
+  LocalShellCallSchema,
+  MessageSchema,
+  OutputSchema,
+  PatchApplyEndSchema,
+  ReasoningEventSchema,
+  ReasoningSchema,
+  ROLLOUT_NAME,
+  SessionMetaSchema,
+  TextEventSchema,
+  TokenCountSchema,
+  TsSessionSchema,
+  TurnAbortedSchema,
+  TurnContextSchema,
+  WebSearchCallSchema,
+  type SessionMeta,
+} from './codexCliRecords';
+import { CodexSteps, notice, type Rec } from './codexCliSteps';
+import { lineRange, loadViaStream, parseSessionLine, shortLabel, type SessionStream } from './sessionStream';
+import { parseArguments, shellCommand } from './toolCalls';
 import type { Detection, FormatLoader, LoadInput, StreamedRollout, StreamStart } from './types';
-import { contentText, isObject, num, secondsBetween, str } from './util';
+import { contentText, isObject, str } from './util';
 
 const LABEL = 'Codex CLI session';
-/** Codex's rollout file names (`rollout-2025-09-19T09-02-12-<uuid>.jsonl`). */
-const ROLLOUT_NAME = /(^|[\\/])rollout-[^\\/]*\.jsonl$/;
-
-// ---------------------------------------------------------------------------------------------
-// Schemas (the fields this loader reads; unknown keys are allowed)
-
-const LineSchema = z.looseObject({ timestamp: z.string().nullish(), type: z.string(), payload: z.unknown() });
-
-const GitSchema = z.looseObject({ commit_hash: z.string().nullish(), branch: z.string().nullish(), repository_url: z.string().nullish() });
-
-const SessionMetaSchema = z.looseObject({
-  id: z.string().nullish(),
-  timestamp: z.string().nullish(),
-  cwd: z.string().nullish(),
-  originator: z.string().nullish(),
-  cli_version: z.string().nullish(),
-  instructions: z.string().nullish(),
-  source: z.unknown().optional(),
-  model_provider: z.string().nullish(),
-  base_instructions: z.looseObject({ text: z.string().nullish() }).nullish(),
-  git: GitSchema.nullish(),
-});
-type SessionMeta = z.infer<typeof SessionMetaSchema>;
-
-const TurnContextSchema = z.looseObject({
-  cwd: z.string().nullish(),
-  model: z.string().nullish(),
-  approval_policy: z.unknown().optional(),
-  sandbox_policy: z.unknown().optional(),
-  effort: z.unknown().optional(),
-  turn_id: z.string().nullish(),
-});
-
-const MessageSchema = z.looseObject({ role: z.string(), content: z.union([z.string(), z.array(z.unknown())]).nullish(), id: z.string().nullish() });
-const TextPartsSchema = z.array(z.looseObject({ text: z.string().nullish() })).nullish();
-const ReasoningSchema = z.looseObject({ summary: TextPartsSchema, content: TextPartsSchema, encrypted_content: z.string().nullish(), id: z.string().nullish() });
-const FunctionCallSchema = z.looseObject({
-  name: z.string(),
-  arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
-  call_id: z.string().nullish(),
-  id: z.string().nullish(),
-});
-const CustomToolCallSchema = z.looseObject({ name: z.string(), input: z.string().nullish(), call_id: z.string().nullish(), id: z.string().nullish() });
-const OutputSchema = z.looseObject({ call_id: z.string(), output: z.unknown() });
-const LocalShellCallSchema = z.looseObject({
-  call_id: z.string().nullish(),
-  id: z.string().nullish(),
-  action: z.looseObject({ type: z.string().nullish(), command: z.array(z.string()).nullish(), working_directory: z.string().nullish() }),
-});
-const WebSearchCallSchema = z.looseObject({ id: z.string().nullish(), status: z.string().nullish(), action: z.unknown().optional() });
-const CompactionItemSchema = z.looseObject({ encrypted_content: z.string().nullish() });
-
-const UsageSchema = z.looseObject({
-  input_tokens: z.number().nullish(),
-  cached_input_tokens: z.number().nullish(),
-  output_tokens: z.number().nullish(),
-  reasoning_output_tokens: z.number().nullish(),
-  total_tokens: z.number().nullish(),
-});
-const TokenCountSchema = z.looseObject({
-  info: z.looseObject({ total_token_usage: UsageSchema.nullish(), last_token_usage: UsageSchema.nullish(), model_context_window: z.number().nullish() }).nullish(),
-  // Early Rust writers: the usage itself, flat in the payload.
-  input_tokens: z.number().nullish(),
-  output_tokens: z.number().nullish(),
-  cached_input_tokens: z.number().nullish(),
-});
-const TextEventSchema = z.looseObject({ message: z.string() });
-const ReasoningEventSchema = z.looseObject({ text: z.string() });
-const TurnAbortedSchema = z.looseObject({ reason: z.string().nullish() });
-const PatchApplyEndSchema = z.looseObject({ call_id: z.string(), stdout: z.string().nullish(), stderr: z.string().nullish(), success: z.boolean().nullish() });
-const ExecCommandEndSchema = z.looseObject({
-  call_id: z.string(),
-  exit_code: z.number().int().nullish(),
-  aggregated_output: z.string().nullish(),
-  formatted_output: z.string().nullish(),
-  stdout: z.string().nullish(),
-  stderr: z.string().nullish(),
-  command: z.array(z.string()).nullish(),
-  source: z.string().nullish(),
-});
-const CompactedSchema = z.looseObject({ message: z.string(), replacement_history: z.array(z.unknown()).nullish() });
-const TsSessionSchema = z.looseObject({
-  session: z.looseObject({ id: z.string().nullish(), timestamp: z.string().nullish(), instructions: z.string().nullish() }),
-  items: z.array(z.unknown()),
-});
-
-/** `RolloutItem` types (the `type` of a `RolloutLine`). */
-const LINE_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
-/** `ResponseItem` types this loader maps. */
-const ITEM_TYPES = new Set([
-  'message',
-  'reasoning',
-  'function_call',
-  'function_call_output',
-  'custom_tool_call',
-  'custom_tool_call_output',
-  'local_shell_call',
-  'web_search_call',
-  'ghost_snapshot',
-  'compaction',
-  'compaction_summary',
-]);
-/** `EventMsg` types that carry nothing a step shows (or that items already carry); counted in metadata. */
-const BOOKKEEPING_EVENTS = new Set([
-  'task_started',
-  'task_complete',
-  'turn_started',
-  'turn_complete',
-  'session_configured',
-  'exec_command_begin',
-  'exec_command_output_delta',
-  'terminal_interaction',
-  'exec_approval_request',
-  'apply_patch_approval_request',
-  'elicitation_request',
-  'patch_apply_begin',
-  'mcp_tool_call_begin',
-  'mcp_tool_call_end',
-  'mcp_list_tools_response',
-  'mcp_startup_update',
-  'mcp_startup_complete',
-  'web_search_begin',
-  'web_search_end',
-  'turn_diff',
-  'plan_update',
-  'background_event',
-  'agent_message_delta',
-  'agent_reasoning_delta',
-  'agent_reasoning_raw_content_delta',
-  'agent_reasoning_section_break',
-  'agent_message_content_delta',
-  'reasoning_content_delta',
-  'reasoning_raw_content_delta',
-  'item_started',
-  'item_completed',
-  'raw_response_item',
-  'get_history_entry_response',
-  'list_custom_prompts_response',
-  'list_skills_response',
-  'skills_update_available',
-  'view_image_tool_call',
-  'deprecation_notice',
-  'undo_started',
-  'shutdown_complete',
-]);
-
-// ---------------------------------------------------------------------------------------------
-// Tool calls → actions
-
-/** Shell tools whose arguments hold a command (beyond toolCalls.ts SHELL_TOOLS, which has the others). */
-const CONTAINER_EXEC = 'container.exec';
-const APPLY_PATCH_NAMES = new Set(['apply_patch', 'applypatch']);
-/** `apply_patch <<'EOF' … EOF` (optionally after `cd DIR &&`), as models send it through the shell tool. */
-const HEREDOC_PATCH = /^\s*(?:cd\s+\S+\s*&&\s*)?(?:apply_patch|applypatch)\s*<<-?\s*(['"]?)([\w-]+)\1[^\n]*\n([\s\S]*?)\n\2\s*$/;
-
-/** The patch text of a shell call that runs apply_patch (argv or heredoc), else null. */
-export function shellPatch(args: Record<string, unknown>): string | null {
-  const c = args.command;
-  if (Array.isArray(c) && c.length === 2 && typeof c[0] === 'string' && typeof c[1] === 'string' && APPLY_PATCH_NAMES.has(c[0].split('/').pop() ?? '')) {
-    return c[1];
-  }
-  const script = shellCommand(args);
-  const m = script ? HEREDOC_PATCH.exec(script) : null;
-  return m ? m[3] : null;
-}
-
-/** A `file_edit` action for an apply_patch call; a text that is no `*** Begin Patch` patch is kept as `edit {op:'other'}`. */
-function patchAction(tool: string, args: unknown, callId: string | null, patch: string): Action {
-  const isPatch = /^\s*\*\*\* Begin Patch\b/.test(patch);
-  const path = isPatch ? editPath({ input: patch }) : null;
-  const edit: FileEdit = isPatch
-    ? { op: 'patch', path, patch, dialect: 'codex' }
-    : { op: 'other', path: null, reason: 'the apply_patch input is not a "*** Begin Patch" patch (redacted or malformed)' };
-  const action: Action = { kind: 'file_edit', command: null, tool, arguments: args, callId, path, edit };
-  if (args === undefined) delete action.arguments;
-  return action;
-}
-
-/**
- * One Codex function call → Action: apply_patch (as a function or through the shell) → file edit,
- * `container.exec` → shell, `write_stdin` → keystrokes, the rest by toolCalls.ts `toolCallAction`.
- */
-export function codexAction(name: string, rawArgs: unknown, callId: string | null): Action {
-  const args = parseArguments(rawArgs);
-  const obj = isObject(args) ? args : {};
-  const lower = name.toLowerCase();
-  if (APPLY_PATCH_NAMES.has(lower)) {
-    const patch = str(obj.input) ?? str(obj.patch) ?? (typeof args === 'string' ? args : null);
-    if (patch !== null) return patchAction(name, args, callId, patch);
-  }
-  const action = toolCallAction(name, rawArgs, callId);
-  if (action.kind === 'shell' || lower === CONTAINER_EXEC) {
-    const patch = shellPatch(obj);
-    if (patch !== null) return patchAction(name, args, callId, patch);
-    if (lower === CONTAINER_EXEC && action.kind !== 'shell') {
-      const command = shellCommand(obj);
-      if (command !== null) return { ...action, kind: 'shell', command };
-    }
-  }
-  if (lower === 'write_stdin' && typeof obj.chars === 'string') return { ...action, kind: 'keystrokes', command: obj.chars };
-  return action;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Outputs → observations
-
-/** Codex's truncation markers in model-visible tool output. */
-const TRUNCATION_MARKERS = [/\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]/, /…\d+ tokens truncated…/, /\[\.\.\. \d+ (?:bytes|characters|tokens) truncated \.\.\.\]/];
-
-/** What a tool output says: its text, exit code (and where it came from), duration, error flag. */
-export interface CodexOutput {
-  text: string;
-  exitCode: number | null;
-  exitCodeFrom: 'recorded' | 'text' | null;
-  durationSec: number | null;
-  isError: boolean;
-}
-
-/**
- * Reads a `function_call_output` / `custom_tool_call_output` value: the shell tool's JSON
- * `{output, metadata:{exit_code, duration_seconds}}` (recorded exit code), a text whose header
- * (the lines before `Output:`, or its first line) says `Exit code: N` / `Process exited with code
- * N` (exit code from text; `Wall time: S seconds` the duration), content items, or `{content,
- * success}`.
- */
-export function readOutput(output: unknown): CodexOutput {
-  const res: CodexOutput = { text: '', exitCode: null, exitCodeFrom: null, durationSec: null, isError: false };
-  if (typeof output === 'string') {
-    const t = output.trimStart();
-    if (t.startsWith('{') && output.length < 50_000_000) {
-      const v = parseArguments(output);
-      if (isObject(v) && typeof v.output === 'string' && isObject(v.metadata)) {
-        res.text = v.output;
-        const code = num(v.metadata.exit_code);
-        if (code !== null && Number.isInteger(code)) {
-          res.exitCode = code;
-          res.exitCodeFrom = 'recorded';
-        }
-        res.durationSec = num(v.metadata.duration_seconds);
-        return res;
-      }
-    }
-    res.text = output;
-    // Early writers stored content items as a JSON string (`[{"text": …, "type": "text"}]`).
-    if (t.startsWith('[{') && output.length < 50_000_000) {
-      const items = parseArguments(output);
-      if (Array.isArray(items) && items.every((i) => isObject(i) && typeof i.text === 'string')) res.text = contentText(items);
-    }
-  } else if (Array.isArray(output)) {
-    res.text = contentText(output);
-  } else if (isObject(output)) {
-    res.text = typeof output.content === 'string' ? output.content : contentText(output.content ?? output);
-    if (output.success === false) res.isError = true;
-  } else if (output !== null && output !== undefined) {
-    res.text = String(output);
-  }
-  const lines = res.text.split('\n', 40);
-  const end = lines.findIndex((l) => l.trim() === 'Output:');
-  for (const l of end >= 0 ? lines.slice(0, end) : lines.slice(0, 1)) {
-    const m = /^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$/.exec(l.trim());
-    if (m) {
-      res.exitCode = Number(m[1]);
-      res.exitCodeFrom = 'text';
-    }
-    const w = /^Wall time:\s*([\d.]+)\s*seconds?\s*$/.exec(l.trim());
-    if (w) res.durationSec = Number(w[1]);
-  }
-  return res;
-}
-
-function observationOf(callId: string | null, o: CodexOutput): Observation {
-  const obs: Observation = { callId, output: o.text, exitCode: o.exitCode, truncated: TRUNCATION_MARKERS.some((re) => re.test(o.text)) };
-  if (o.exitCodeFrom === 'text') obs.exitCodeFrom = 'text';
-  if (o.isError) obs.isError = true;
-  return obs;
-}
-
-// ---------------------------------------------------------------------------------------------
-// User messages
-
-const USER_REQUEST_MARKER = '## My request for Codex:';
-
-/** The label of a user message that is context rather than the user's request, else null. */
-export function userContextLabel(text: string): string | null {
-  const t = text.trimStart();
-  if (t.startsWith('<environment_context>')) return 'Environment context';
-  if (t.startsWith('<user_instructions>') || t.startsWith('# AGENTS.md instructions for')) return 'User instructions (AGENTS.md)';
-  if (t.startsWith('# Context from my IDE setup:') && !t.includes(USER_REQUEST_MARKER)) return 'IDE context';
-  return null;
-}
-
-/** The user's request in a message: the text after `## My request for Codex:` when the IDE block wraps it, else the text. */
-export function userRequestText(text: string): string {
-  const i = text.indexOf(USER_REQUEST_MARKER);
-  return i >= 0 ? text.slice(i + USER_REQUEST_MARKER.length).trim() : text;
-}
-
-/** `<cwd>…</cwd>` of an `<environment_context>` message, or null. */
-function contextCwd(text: string): string | null {
-  const m = /<cwd>([^<]+)<\/cwd>/.exec(text);
-  return m ? m[1].trim() : null;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The reducer
 
-/** Where a record sits: its document, the path of the record inside it, its range and time. */
-interface Rec {
-  doc: JsonDoc;
-  /** Path of the record (`[]` for a JSONL line, `['items', i]` in a TypeScript-CLI file). */
-  at: JsonPath;
-  /** Path of the record's payload (`['payload']`, or `at` for bare items). */
-  body: JsonPath;
-  range: SourceRange | null;
-  ts: string | null;
-}
-
-interface TextPart {
-  text: string;
-  item: boolean;
-  event: boolean;
-}
-
-interface ThoughtPart {
-  text: string;
-  item: boolean;
-  /** Texts of the item (summary + content entries) that events may mirror, and how many did. */
-  slots: number;
-  used: number;
-}
-
-type DraftKind = 'agent' | 'user' | 'context' | 'system' | 'event' | 'environment';
-
-interface Draft {
-  index: number;
-  kind: DraftKind;
-  role: Role;
-  sourceId: string | null;
-  timestamp: string | null;
-  range: SourceRange | null;
-  parts: TextPart[];
-  thoughts: ThoughtPart[];
-  actions: Action[];
-  observations: Observation[];
-  tokens: TokenCounts | null;
-  event: StepEvent | null;
-  endTs: string | null;
-  /** User steps: a `user_message` event confirmed it as the user's input. */
-  paired: boolean;
-  /** User steps made from a `user_message` event whose item has not (yet) been read. */
-  fromEvent: boolean;
-}
-
-interface CallRef {
-  step: Draft;
-  action: Action;
-  obs: Observation | null;
-  /** Where `obs` came from: an output item, or an end event standing in for it. */
-  origin: 'item' | 'event' | null;
-}
-
-function notice(kind: StepEvent['kind'], label: string): StepEvent {
-  return { kind, label };
-}
-
-class CodexReducer implements SessionStream {
-  readonly issues: LocatedIssue[] = [];
+/** The incremental reader (SessionStream) of one Codex CLI session: reads its records into the steps of CodexSteps. */
+class CodexReducer extends CodexSteps implements SessionStream {
   recognised = false;
-  private readonly steps: Draft[] = [];
-  private readonly publisher = new StepPublisher<Draft>((d, i) => this.build(d, i));
-  private readonly calls = new Map<string, CallRef>();
-  private open: Draft | null = null;
-  /** The latest agent step since the last user message (events may still pair with its items). */
-  private recentAgent: Draft | null = null;
-  /** A user step made from an event, waiting for its item. */
-  private eventUser: Draft | null = null;
-  /** User items not (yet) confirmed by a `user_message` event. */
-  private unpairedUsers: Draft[] = [];
-  private sawUserEvents = false;
-  private lastCompaction: Draft | null = null;
-  private pendingTokens: TokenCounts | null = null;
-  private lastTotalKey: string | null = null;
   private lineCount = 0;
 
   private meta: SessionMeta | null = null;
   private layout: 'rollout-line' | 'bare-items' | 'typescript-json' | null = null;
   private readonly models: string[] = [];
   private firstTurnCwd: string | null = null;
-  private contextCwd: string | null = null;
   private turnContexts = 0;
   private approvalPolicy: unknown = undefined;
   private sandboxPolicy: unknown = undefined;
-  private totalUsage: unknown = null;
-  private contextWindow: number | null = null;
   private readonly skippedEvents: Record<string, number> = {};
   private readonly unknownEvents: Record<string, number> = {};
   private readonly skippedItems: Record<string, number> = {};
-  private readonly callDurations: Record<string, number> = {};
   /** The copy of `callDurations` the snapshots hand out, made again only after a duration was added (null: none yet). */
   private shownDurations: Record<string, number> | null = null;
-  private durationsChanged = false;
   private extraSessionMeta = 0;
 
-  constructor(private readonly start: StreamStart) {}
+  constructor(private readonly start: StreamStart) {
+    super();
+  }
 
   // --- RecordStream ------------------------------------------------------------------------
 
@@ -816,339 +459,6 @@ class CodexReducer implements SessionStream {
     }
   }
 
-  // --- steps -------------------------------------------------------------------------------
-
-  private add(kind: DraftKind, role: Role, rec: Rec, fields: { text?: string; event?: StepEvent; sourceId?: string | null } = {}): Draft {
-    const d: Draft = {
-      index: this.steps.length,
-      kind,
-      role,
-      sourceId: fields.sourceId ?? null,
-      timestamp: rec.ts,
-      range: rec.range,
-      parts: fields.text !== undefined ? [{ text: fields.text, item: true, event: false }] : [],
-      thoughts: [],
-      actions: [],
-      observations: [],
-      tokens: null,
-      event: fields.event ?? null,
-      endTs: null,
-      paired: false,
-      fromEvent: false,
-    };
-    this.steps.push(d);
-    this.publisher.touch(d.index);
-    return d;
-  }
-
-  /** A record kept raw (it does not conform, or its type is unknown): an `unknown_record` step showing the record's text. */
-  private rawStep(rec: Rec, what: string): void {
-    this.close();
-    const text = rec.at.length === 0 ? rec.doc.text : JSON.stringify(rec.doc.get(rec.at));
-    this.add('event', 'system', rec, { event: notice('unknown_record', `Unread record: ${what}`), text });
-  }
-
-  private extend(d: Draft, rec: Rec): void {
-    d.range = unionRange(d.range, rec.range);
-    d.timestamp ??= rec.ts;
-    this.publisher.touch(d.index);
-  }
-
-  private close(): void {
-    this.open = null;
-  }
-
-  /** The agent step of the model response being read: the open one, else a new one. */
-  private agentStep(rec: Rec, sourceId: string | null = null): Draft {
-    this.eventUser = null;
-    if (this.open) {
-      this.extend(this.open, rec);
-      if (sourceId !== null) this.open.sourceId ??= sourceId;
-      return this.open;
-    }
-    const d = this.add('agent', 'agent', rec, { sourceId });
-    if (this.pendingTokens) {
-      d.tokens = this.pendingTokens;
-      this.pendingTokens = null;
-    }
-    this.open = d;
-    this.recentAgent = d;
-    return d;
-  }
-
-  private assistantItem(text: string, rec: Rec, id: string | null): void {
-    const d = this.agentStep(rec, id);
-    const part = d.parts.find((p) => p.event && !p.item);
-    if (part) {
-      part.text = text;
-      part.item = true;
-    } else {
-      d.parts.push({ text, item: true, event: false });
-    }
-  }
-
-  private agentMessageEvent(text: string, rec: Rec): void {
-    for (const d of [this.open, this.recentAgent]) {
-      const part = d?.parts.find((p) => p.item && !p.event);
-      if (d && part) {
-        part.event = true;
-        this.extend(d, rec);
-        return;
-      }
-    }
-    this.agentStep(rec).parts.push({ text, item: false, event: true });
-  }
-
-  private reasoningItem(texts: string[], encrypted: boolean, rec: Rec, id: string | null): void {
-    const d = this.agentStep(rec, id);
-    const text = texts.length ? texts.join('\n\n') : encrypted ? '[encrypted reasoning]' : '';
-    let at = -1;
-    let used = 0;
-    for (let i = 0; i < d.thoughts.length && used < texts.length; ) {
-      if (!d.thoughts[i].item) {
-        if (at < 0) at = i;
-        d.thoughts.splice(i, 1);
-        used++;
-      } else {
-        i++;
-      }
-    }
-    if (text === '') return;
-    const part: ThoughtPart = { text, item: true, slots: texts.length, used };
-    if (at >= 0) d.thoughts.splice(at, 0, part);
-    else d.thoughts.push(part);
-  }
-
-  private reasoningEvent(text: string, rec: Rec): void {
-    for (const d of [this.open, this.recentAgent]) {
-      const part = d?.thoughts.find((p) => p.item && p.used < p.slots);
-      if (d && part) {
-        part.used++;
-        this.extend(d, rec);
-        return;
-      }
-    }
-    this.agentStep(rec).thoughts.push({ text, item: false, slots: 0, used: 0 });
-  }
-
-  private call(action: Action, rec: Rec, sourceId: string | null): void {
-    const d = this.agentStep(rec, sourceId);
-    d.actions.push(action);
-    if (action.callId !== null) this.calls.set(action.callId, { step: d, action, obs: null, origin: null });
-  }
-
-  private output(callId: string, out: CodexOutput, rec: Rec): void {
-    this.close();
-    if (out.durationSec !== null) {
-      this.callDurations[callId] = out.durationSec;
-      this.durationsChanged = true;
-    }
-    const obs = observationOf(callId, out);
-    const ref = this.calls.get(callId);
-    if (!ref) {
-      this.issues.push(asWarning(rec.doc.issue([...rec.body, 'call_id'], 'the call_id of a call earlier in the session')));
-      this.orphan(obs, rec);
-      return;
-    }
-    if (ref.obs && ref.origin === 'event') {
-      // The item replaces the end event's stand-in; a recorded exit code of the event stays.
-      const i = ref.step.observations.indexOf(ref.obs);
-      if (obs.exitCode === null || obs.exitCodeFrom === 'text') {
-        if (ref.obs.exitCode !== null && ref.obs.exitCodeFrom === undefined) {
-          obs.exitCode = ref.obs.exitCode;
-          delete obs.exitCodeFrom;
-        }
-      }
-      if (ref.obs.isError && !obs.isError) obs.isError = true;
-      ref.step.observations[i] = obs;
-    } else {
-      ref.step.observations.push(obs);
-    }
-    ref.obs = obs;
-    ref.origin = 'item';
-    this.answered(ref, rec);
-  }
-
-  private answered(ref: CallRef, rec: Rec): void {
-    ref.step.endTs = rec.ts ?? ref.step.endTs;
-    this.extend(ref.step, rec);
-  }
-
-  /** An output whose call is not in the file: an environment step of its own. */
-  private orphan(obs: Observation, rec: Rec): void {
-    const d = this.add('environment', 'environment', rec);
-    d.observations.push(obs);
-  }
-
-  private patchApplyEnd(e: z.infer<typeof PatchApplyEndSchema>, rec: Rec): void {
-    const text = [e.stdout ?? '', e.stderr ?? ''].filter((t) => t !== '').join('\n');
-    const obs: Observation = { callId: e.call_id, output: text, exitCode: null, truncated: false };
-    if (e.success === false) obs.isError = true;
-    const ref = this.calls.get(e.call_id);
-    if (!ref) {
-      this.close();
-      this.issues.push(asWarning(rec.doc.issue([...rec.body, 'call_id'], 'the call_id of an apply_patch call earlier in the session')));
-      this.orphan(obs, rec);
-      return;
-    }
-    if (!ref.obs) {
-      ref.step.observations.push(obs);
-      ref.obs = obs;
-      ref.origin = 'event';
-    } else if (e.success === false && !ref.obs.isError) {
-      ref.obs.isError = true;
-    }
-    this.answered(ref, rec);
-  }
-
-  private execCommandEnd(e: z.infer<typeof ExecCommandEndSchema>, rec: Rec): void {
-    const text = e.aggregated_output ?? e.formatted_output ?? [e.stdout ?? '', e.stderr ?? ''].filter((t) => t !== '').join('\n');
-    const obs: Observation = { callId: e.call_id, output: text, exitCode: e.exit_code ?? null, truncated: false };
-    const ref = this.calls.get(e.call_id);
-    if (!ref) {
-      this.close();
-      if (e.source === 'user_shell') {
-        // The user's own `!command`.
-        const d = this.add('user', 'user', rec);
-        d.actions.push({ kind: 'shell', command: e.command ? shellCommand({ command: e.command }) : null, tool: 'user_shell', callId: e.call_id });
-        d.observations.push(obs);
-        return;
-      }
-      this.issues.push(asWarning(rec.doc.issue([...rec.body, 'call_id'], 'the call_id of a shell call earlier in the session')));
-      this.orphan(obs, rec);
-      return;
-    }
-    if (!ref.obs) {
-      ref.step.observations.push(obs);
-      ref.obs = obs;
-      ref.origin = 'event';
-    } else if ((ref.obs.exitCode === null || ref.obs.exitCodeFrom === 'text') && e.exit_code !== null && e.exit_code !== undefined) {
-      ref.obs.exitCode = e.exit_code;
-      delete ref.obs.exitCodeFrom;
-    }
-    this.answered(ref, rec);
-  }
-
-  private tokenCount(t: z.infer<typeof TokenCountSchema>, rec: Rec): void {
-    let last: z.infer<typeof UsageSchema> | null | undefined;
-    if (t.info) {
-      const key = t.info.total_token_usage ? JSON.stringify(t.info.total_token_usage) : null;
-      if (key !== null && key === this.lastTotalKey) return; // the same count again
-      this.lastTotalKey = key;
-      if (t.info.total_token_usage) this.totalUsage = t.info.total_token_usage;
-      if (typeof t.info.model_context_window === 'number') this.contextWindow = t.info.model_context_window;
-      last = t.info.last_token_usage;
-    } else if (typeof t.input_tokens === 'number' || typeof t.output_tokens === 'number') {
-      last = t;
-    }
-    if (!last) return; // rate limits only, or a total without the turn's usage
-    const tokens: TokenCounts = { prompt: last.input_tokens ?? null, completion: last.output_tokens ?? null, cached: last.cached_input_tokens ?? null };
-    if (this.open && !this.open.tokens) {
-      this.open.tokens = tokens;
-      this.extend(this.open, rec);
-    } else {
-      this.pendingTokens = tokens;
-    }
-  }
-
-  private systemItem(text: string, rec: Rec, role: string): void {
-    this.close();
-    this.add('system', role === 'developer' || role === 'system' ? 'system' : 'environment', rec, { text, sourceId: role === 'developer' || role === 'system' ? null : role });
-  }
-
-  private userItem(text: string, rec: Rec): void {
-    this.close();
-    this.recentAgent = null;
-    if (text.trimStart().startsWith('<turn_aborted>')) {
-      this.add('event', 'system', rec, { event: notice('interrupted', 'Turn aborted'), text });
-      return;
-    }
-    const label = userContextLabel(text);
-    if (label) {
-      if (!this.contextCwd && label === 'Environment context') this.contextCwd = contextCwd(text);
-      this.add('context', 'system', rec, { text, event: notice('notice', label) });
-      return;
-    }
-    const ev = this.eventUser;
-    if (ev && ev === this.steps[this.steps.length - 1]) {
-      // The event came first: the item takes its place.
-      ev.parts = [{ text, item: true, event: true }];
-      ev.fromEvent = false;
-      this.eventUser = null;
-      this.extend(ev, rec);
-      return;
-    }
-    this.unpairedUsers.push(this.add('user', 'user', rec, { text }));
-  }
-
-  private userEvent(message: string, rec: Rec): void {
-    this.close();
-    this.recentAgent = null;
-    this.sawUserEvents = true;
-    const list = this.unpairedUsers;
-    let at = -1;
-    for (let i = list.length - 1; i >= 0 && at < 0; i--) {
-      const t = list[i].parts[0]?.text ?? '';
-      if (t === message || userRequestText(t) === message.trim()) at = i;
-    }
-    if (at < 0) at = list.length - 1;
-    if (at >= 0) {
-      const d = list[at];
-      d.paired = true;
-      if (d.parts[0]) d.parts[0].event = true;
-      this.extend(d, rec);
-      // Earlier user items that no event confirmed are context the harness added.
-      for (const u of list.slice(0, at)) {
-        u.kind = 'context';
-        u.role = 'system';
-        u.event = notice('notice', 'Context (no user_message event)');
-        this.publisher.touch(u.index);
-      }
-      list.splice(0, at + 1);
-      return;
-    }
-    const d = this.add('user', 'user', rec, { text: message });
-    d.parts[0] = { text: message, item: false, event: true };
-    d.paired = true;
-    d.fromEvent = true;
-    this.eventUser = d;
-  }
-
-  // --- snapshot ----------------------------------------------------------------------------
-
-  private build(d: Draft, index: number): Step {
-    const reasoning = d.thoughts.map((t) => t.text).filter((t) => t !== '');
-    const step = makeStep(index, d.role, {
-      sourceId: d.sourceId,
-      message: d.parts.map((p) => p.text).join('\n\n'),
-      reasoning: reasoning.length ? reasoning.join('\n\n') : null,
-      actions: d.actions.slice(),
-      observations: d.observations.map((o) => ({ ...o })),
-      timestamp: d.timestamp,
-      durationSec: d.endTs ? secondsBetween(d.timestamp, d.endTs) : null,
-      tokens: d.tokens,
-      range: d.range,
-    });
-    if (d.event) step.event = d.event;
-    return step;
-  }
-
-  /**
-   * The first confirmed user request (with `user_message` events), else the first user step. The
-   * loop stops at it (near the start of a session): a snapshot does not walk every step again.
-   */
-  private instruction(): string | null {
-    let first: Draft | null = null;
-    for (const d of this.steps) {
-      if (d.kind !== 'user' || d.actions.length !== 0) continue;
-      if (!this.sawUserEvents || d.paired) {
-        first = d;
-        break;
-      }
-      first ??= d;
-    }
-    return first ? userRequestText(first.parts.map((p) => p.text).join('\n\n')) : null;
-  }
 
   private rollout(steps: Step[]): Rollout {
     const m = this.meta;
@@ -1197,28 +507,6 @@ class CodexReducer implements SessionStream {
     if (derived.length) r.derived = derived;
     return r;
   }
-}
-
-/**
- * The first line of an early Rust rollout: `{id, timestamp, instructions?, git?, cwd?, …}` without
- * `type`. Unless `loose` (a file already known to be a rollout), one of `instructions`, `git`,
- * `cli_version`, `originator` must be there.
- */
-function isLegacyHeader(v: Record<string, unknown>, loose = false): boolean {
-  if (typeof v.id !== 'string' || typeof v.timestamp !== 'string') return false;
-  if ('type' in v || 'kind' in v || 'source' in v || 'role' in v || 'messages' in v || 'payload' in v) return false;
-  return loose || 'instructions' in v || 'git' in v || 'cli_version' in v || 'originator' in v;
-}
-
-/** Why a value is not the first record of a Codex rollout (file `path`), or null when it is one. */
-function firstRecordDecline(v: unknown, path: string): string | null {
-  if (!isObject(v)) return 'the first JSONL line is not a JSON object';
-  if (typeof v.type === 'string' && isObject(v.payload)) {
-    if (v.type === 'session_meta' || LINE_TYPES.has(v.type)) return null;
-    return `the first line's type "${v.type}" is not a Codex rollout record type`;
-  }
-  if (isLegacyHeader(v, ROLLOUT_NAME.test(path))) return null;
-  return 'the first JSONL line is neither a `{timestamp, type, payload}` rollout record nor an early Codex session header';
 }
 
 /**

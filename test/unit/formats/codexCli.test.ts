@@ -10,7 +10,8 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { codexCliLoader, readOutput, userRequestText } from '../../../src/core/formats/codexCli';
+import { codexCliLoader } from '../../../src/core/formats/codexCli';
+import { readOutput, userRequestText } from '../../../src/core/formats/codexCliItems';
 import { pickLoader } from '../../../src/core/formats/registry';
 import type { RecordStream } from '../../../src/core/formats/types';
 import { JsonDoc, LineIndex, splitJsonl } from '../../../src/core/json';
