@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { commandIdsOf, registerCommandTables, unmatchedCommands, type CommandTable } from './commandTable';
 import { stepLinkCommands, stepLinkHandler } from './stepLinks';
+import { exportCommands } from './exportCommands';
 import { rolloutsCommands, timelineCommands } from './commands';
 import { compareCommands, searchCommands } from './compare/compareCommands';
 import { ComparePanels } from './compare/comparePanel';
@@ -119,6 +120,8 @@ export class App implements vscode.Disposable {
     this.tables.dumpSearch = dumpSearchCommands(timelines, output, files.dumps);
     // Links to a step: Copy Link to Step, and vscode://<id>/open?… links opened from outside.
     this.tables.stepLinks = stepLinkCommands(timelines, output, context.extension.id);
+    // Export Rollout as Markdown… and Copy Step as Markdown, redacted.
+    this.tables.export = exportCommands(timelines, output);
     this.add(vscode.window.registerUriHandler(stepLinkHandler(timelines, output)));
 
     // Claude Code and Codex CLI sessions recorded in the workspace's folders.

@@ -80,6 +80,13 @@ export interface Settings {
     startTimeoutMs: number;
     idleShutdownMs: number;
   };
+  export: {
+    /** The user's redaction patterns (regular expressions, not yet compiled), added to the built-in rules. */
+    redactPatterns: string[];
+    /** Redact e-mail addresses / home-directory user names (user values only: a workspace cannot turn them off). */
+    redactEmails: boolean;
+    redactHomeUsers: boolean;
+  };
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
@@ -139,6 +146,11 @@ export function readSettingsFrom(src: SettingSource): Settings {
       requestTimeoutMs: get('scorer.requestTimeoutSeconds', atLeast(1), D['scorer.requestTimeoutSeconds']) * 1000,
       startTimeoutMs: get('scorer.startTimeoutSeconds', atLeast(1), D['scorer.startTimeoutSeconds']) * 1000,
       idleShutdownMs: get('scorer.idleShutdownMinutes', atLeast(0), D['scorer.idleShutdownMinutes']) * 60_000,
+    },
+    export: {
+      redactPatterns: get('export.redactPatterns', isStrings, [...D['export.redactPatterns']]),
+      redactEmails: user('export.redactEmails', (v): v is boolean => typeof v === 'boolean', D['export.redactEmails']),
+      redactHomeUsers: user('export.redactHomeUsers', (v): v is boolean => typeof v === 'boolean', D['export.redactHomeUsers']),
     },
   };
 }

@@ -97,6 +97,9 @@ export const SETTING_DEFAULTS = {
   'scorer.requestTimeoutSeconds': DEFAULT_SCORER_REQUEST_TIMEOUT_S,
   'scorer.startTimeoutSeconds': DEFAULT_SCORER_START_TIMEOUT_S,
   'scorer.idleShutdownMinutes': DEFAULT_SCORER_IDLE_MINUTES,
+  'export.redactPatterns': [] as string[],
+  'export.redactEmails': true,
+  'export.redactHomeUsers': true,
 } as const;
 
 /** A setting's id without the `trajectoryInspector.` prefix. */

@@ -151,6 +151,29 @@ describe('e2e: open a Harbor ATIF trial in code-server', function () {
     await waitUntil(async () => /step="zero" is not a step number/.test(await toasts()), UI_MS, async () => `no bad-link notification; toasts: ${await toasts()}`);
   });
 
+  it('Export Rollout as Markdown… says what it redacts before it writes, and writes a redacted transcript', async () => {
+    // The timeline of the link test is open (step #2 selected).
+    await runCommand(e2e.page, 'Trajectory Inspector: Copy Step as Markdown');
+    await waitUntil(async () => /Copied step #2 as Markdown \((nothing redacted|\d+ redacted)/.test(await toasts()), UI_MS, async () => `no "Copied step" notification; toasts: ${await toasts()}`);
+    await runCommand(e2e.page, 'Trajectory Inspector: Export Rollout as Markdown…');
+    const dialog = e2e.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: UI_MS });
+    const said = await dialog.innerText();
+    assert.match(said, /Export rollout 1 of trajectory\.json as Markdown\?/);
+    assert.match(said, /redacted|Nothing to redact/);
+    await screenshot(e2e.page, 'export-markdown-preview');
+    await dialog.locator('.monaco-button', { hasText: /^Export$/ }).first().click();
+    // The save dialog (a quick input in code-server) proposes trajectory.md beside the file.
+    await quickInput(e2e.page).waitFor({ state: 'visible', timeout: UI_MS });
+    await e2e.page.keyboard.press('Enter');
+    const out = path.join(e2e.workspace, TRIAL, 'agent', 'trajectory.md');
+    await waitUntil(async () => fs.existsSync(out), UI_MS, async () => `no ${out}; toasts: ${await toasts()}`);
+    const md = fs.readFileSync(out, 'utf8');
+    for (let i = 1; i <= stepCount; i++) assert.ok(md.includes(`### #${i} · `), `no section for step #${i}`);
+    assert.ok(md.includes(command.split('\n')[0]), 'the first command is in the transcript');
+    assert.match(md, /\*Exported by Trajectory Inspector; redacted: (nothing redacted|\d+ redacted)/);
+  });
+
   it('activated the extension without errors in the extension host log', async () => {
     assertActivatedWithoutErrors(e2e.server);
   });

@@ -42,6 +42,8 @@ function featureTables(): { tables: Record<string, CommandTable>; internal: read
     const { scoringCommands } = require('../../../src/host/scoring/commands');
     const { ReplayController } = require('../../../src/host/replay/controller');
     const { SessionsView } = require('../../../src/host/sessionsView');
+    const { stepLinkCommands } = require('../../../src/host/stepLinks');
+    const { exportCommands } = require('../../../src/host/exportCommands');
     /* eslint-enable @typescript-eslint/no-require-imports */
     return {
       internal: INTERNAL_COMMANDS,
@@ -55,6 +57,8 @@ function featureTables(): { tables: Record<string, CommandTable>; internal: read
         scoring: scoringCommands(inert, inert, inert),
         dumpSearch: dumpSearchCommands(inert, inert, null),
         sessions: SessionsView.prototype.commands.call(inert),
+        stepLinks: stepLinkCommands(inert, inert, 'p.n'),
+        export: exportCommands(inert, inert),
       },
     };
   });

@@ -1,0 +1,114 @@
+/**
+ * *Export Rollout as Markdown…* and *Copy Step as Markdown*: the active timeline's rollout (or its
+ * selected step) as Markdown (core/export/markdown.ts), redacted (core/export/redact.ts) with the
+ * user's patterns and switches (`trajectoryInspector.export.*`). Before a file is written, a modal
+ * says what will be redacted and how many; the exported document records it. Labels of the
+ * timeline's journal go on the step lines (the latest label of each step, any annotator).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { rolloutMarkdown, stepMarkdownOf } from '../core/export/markdown';
+import { applyFindings, describeRedaction, findSecrets, RedactPatternError, type RedactOptions } from '../core/export/redact';
+import type { Rollout } from '../core/model';
+import type { CommandTable } from './commandTable';
+import { activeOrExplain } from './commands';
+import { readSettings } from './config';
+import { askModal, notifyError, notifyInfo, reportError, type ErrorLog } from './notify';
+import type { TimelineEditorProvider, TimelinePanel } from './timelineEditor';
+
+/** Command ids (contributed in package.json). */
+export const EXPORT_COMMANDS = {
+  exportRolloutMarkdown: 'trajectoryInspector.exportRolloutMarkdown',
+  copyStepMarkdown: 'trajectoryInspector.copyStepMarkdown',
+} as const;
+
+function redactOptions(): RedactOptions {
+  const s = readSettings().export;
+  return { patterns: s.redactPatterns, emails: s.redactEmails, homeUsers: s.redactHomeUsers };
+}
+
+/** The latest label value of each step of `rollout` in the panel's journal. */
+function labelsOf(p: TimelinePanel, rollout: Rollout): Map<number, 1 | 0 | -1> {
+  const out = new Map<number, { value: 1 | 0 | -1; time: string }>();
+  for (const l of p.labels?.current() ?? []) {
+    if (l.rolloutId !== rollout.id || l.stepIndex === null || l.value === null) continue;
+    const before = out.get(l.stepIndex);
+    if (!before || before.time < l.time) out.set(l.stepIndex, { value: l.value, time: l.time });
+  }
+  return new Map([...out].map(([k, v]) => [k, v.value]));
+}
+
+/** A user pattern that does not compile is said plainly (it is the user's own setting). */
+function patternError(e: unknown): boolean {
+  if (!(e instanceof RedactPatternError)) return false;
+  void notifyError(`Trajectory Inspector: ${e.message} (setting trajectoryInspector.export.redactPatterns).`, 'Open Settings').then((a) => {
+    if (a) void vscode.commands.executeCommand('workbench.action.openSettings', 'trajectoryInspector.export.redactPatterns');
+  });
+  return true;
+}
+
+async function exportRolloutMarkdown(timelines: TimelineEditorProvider, output: ErrorLog): Promise<void> {
+  const p = activeOrExplain(timelines);
+  const rollout = p?.rollout;
+  if (!p || !rollout) return;
+  try {
+    const md = rolloutMarkdown(rollout, { labels: labelsOf(p, rollout), sourceName: path.basename(p.uri.fsPath) });
+    const findings = await findSecrets(md, redactOptions());
+    const preview = applyFindings(md, findings);
+    const EXPORT = 'Export';
+    const RAW = 'Export Without Redaction';
+    const picked = await askModal(
+      `Export rollout ${p.rolloutIndex + 1} of ${path.basename(p.uri.fsPath)} as Markdown?`,
+      findings.length
+        ? `${describeRedaction(preview)}. Each is replaced by [REDACTED:<kind>] (home-directory names by <user>); the file says so at its end.`
+        : 'Nothing to redact was found (secretlint rules, service tokens, passwords, e-mails, home-directory names, your patterns).',
+      EXPORT,
+      RAW,
+    );
+    if (!picked) return;
+    const redacted = picked === EXPORT;
+    const body = `${redacted ? preview.text : md}\n---\n\n*Exported by Trajectory Inspector; ${redacted ? `redacted: ${describeRedaction(preview)}` : 'not redacted'}.*\n`;
+    const base = path.basename(p.uri.fsPath).replace(/\.(jsonl?|traj|eval|cast)$/i, '');
+    const target = await vscode.window.showSaveDialog({
+      title: 'Export Rollout as Markdown',
+      defaultUri: vscode.Uri.file(path.join(path.dirname(p.uri.fsPath), `${base}${p.rolloutIndex ? `.rollout-${p.rolloutIndex + 1}` : ''}.md`)),
+      filters: { Markdown: ['md'] },
+    });
+    if (!target) return;
+    await fs.promises.writeFile(target.fsPath, body);
+    const OPEN = 'Open';
+    if ((await notifyInfo(`Exported ${path.basename(target.fsPath)} (${redacted ? describeRedaction(preview) : 'not redacted'}).`, OPEN)) === OPEN) {
+      await vscode.window.showTextDocument(target);
+    }
+  } catch (e) {
+    if (!patternError(e)) void reportError(output, 'Export Rollout as Markdown', e);
+  }
+}
+
+async function copyStepMarkdown(timelines: TimelineEditorProvider, output: ErrorLog): Promise<void> {
+  const p = activeOrExplain(timelines);
+  if (!p) return;
+  const step = p.selected;
+  const rollout = p.rollout;
+  if (!step || !rollout) {
+    void notifyInfo('Select a step in the timeline first.');
+    return;
+  }
+  try {
+    const md = stepMarkdownOf(step, { labels: labelsOf(p, rollout) });
+    const r = applyFindings(md, await findSecrets(md, redactOptions()));
+    await vscode.env.clipboard.writeText(r.text);
+    void notifyInfo(`Copied step #${step.index + 1} as Markdown (${describeRedaction(r)}).`);
+  } catch (e) {
+    if (!patternError(e)) void reportError(output, 'Copy Step as Markdown', e);
+  }
+}
+
+/** The export commands of the timeline. */
+export function exportCommands(timelines: TimelineEditorProvider, output: ErrorLog): CommandTable {
+  return [
+    { id: EXPORT_COMMANDS.exportRolloutMarkdown, run: () => exportRolloutMarkdown(timelines, output) },
+    { id: EXPORT_COMMANDS.copyStepMarkdown, run: () => copyStepMarkdown(timelines, output) },
+  ];
+}
