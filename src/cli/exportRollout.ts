@@ -1,19 +1,22 @@
 /**
- * `trajectory-inspector export-rollout <file> [--rollout K] [--steps A-B] --as md [--out FILE]
+ * `trajectory-inspector export-rollout <file> [--rollout K] [--steps A-B] --as html|md [--out FILE]
  * [--redact-pattern RE]… [--keep-emails] [--keep-home-users] [--no-redact]`: one rollout as a
- * Markdown transcript (core/export/markdown.ts), redacted (core/export/redact.ts) unless told not to.
+ * self-contained HTML page (src/shared/exportHtml.ts) or a Markdown transcript
+ * (core/export/markdown.ts), its texts redacted (core/export/redact.ts) unless told not to.
  * What was redacted is said on stderr and recorded at the end of the document. Exit 0 written,
  * 1 the file does not load, 2 usage error.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { rolloutMarkdown } from '../core/export/markdown';
-import { describeRedaction, redact, RedactPatternError } from '../core/export/redact';
+import { describeRedaction, RedactPatternError, redactRollout } from '../core/export/redact';
+import { rolloutHtml } from '../shared/exportHtml';
 import { loadFile } from '../core/load';
 import { parseOptions, printFailures, UsageError } from './common';
 
-export const EXPORT_ROLLOUT_USAGE = `  trajectory-inspector export-rollout <file> [--rollout K] [--steps A-B] --as md [--out FILE]
-                                                        one rollout as a Markdown transcript, secrets and
+export const EXPORT_ROLLOUT_USAGE = `  trajectory-inspector export-rollout <file> [--rollout K] [--steps A-B] --as html|md [--out FILE]
+                                                        one rollout as a self-contained HTML page (no
+                                                        script, strict CSP) or a Markdown transcript, secrets and
                                                         personal details redacted (--redact-pattern RE adds
                                                         a pattern; --keep-emails, --keep-home-users,
                                                         --no-redact); to stdout unless --out`;
@@ -48,8 +51,8 @@ export async function runExportRollout(argv: string[]): Promise<number> {
       return 0;
     }
     if (o.positional.length !== 1) throw new UsageError('export-rollout takes one rollout file');
-    const as = o.options.get('--as') ?? 'md';
-    if (as !== 'md') throw new UsageError(`--as ${as}: only md (a Markdown transcript) is written so far`);
+    const as = o.options.get('--as');
+    if (as !== 'md' && as !== 'html') throw new UsageError(as === undefined ? 'export-rollout needs --as html or --as md' : `--as ${as}: html (a page) or md (a Markdown transcript)`);
     if (o.options.has('--rollout') && !/^[1-9]\d*$/.test(o.options.get('--rollout')!)) throw new UsageError(`--rollout takes a rollout number from 1, not ${JSON.stringify(o.options.get('--rollout'))}`);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
@@ -77,20 +80,25 @@ export async function runExportRollout(argv: string[]): Promise<number> {
     process.stderr.write(`error: ${file} has ${loaded.rollouts.length} rollout(s); --rollout ${k + 1} is not one of them\n`);
     return 1;
   }
-  let md = rolloutMarkdown(rollout, { from: range?.from, to: range?.to, sourceName: path.basename(file) });
+  let shown = rollout;
+  let note = 'not redacted';
   if (!o.flags.has('--no-redact')) {
     try {
-      const r = await redact(md, { patterns, emails: !o.flags.has('--keep-emails'), homeUsers: !o.flags.has('--keep-home-users') });
-      md = `${r.text}\n---\n\n*Exported by Trajectory Inspector; redacted: ${describeRedaction(r)}.*\n`;
+      const r = await redactRollout(rollout, { patterns, emails: !o.flags.has('--keep-emails'), homeUsers: !o.flags.has('--keep-home-users') });
+      shown = r.rollout;
+      note = `redacted: ${describeRedaction(r)}`;
       process.stderr.write(`${describeRedaction(r)}\n`);
     } catch (e) {
       if (!(e instanceof RedactPatternError)) throw e;
       process.stderr.write(`${e.message}\n`);
       return 2;
     }
-  } else {
-    md = `${md}\n---\n\n*Exported by Trajectory Inspector; not redacted.*\n`;
   }
+  const opts = { from: range?.from, to: range?.to, sourceName: path.basename(file) };
+  const md =
+    o.options.get('--as') === 'html'
+      ? rolloutHtml(shown, { ...opts, footer: note })
+      : `${rolloutMarkdown(shown, opts)}\n---\n\n*Exported by Trajectory Inspector; ${note}.*\n`;
   const out = o.options.get('--out');
   if (out) fs.writeFileSync(out, md);
   else process.stdout.write(md);

@@ -6,7 +6,7 @@
  *   trajectory-inspector export --format trl|agentprocessbench|processbench [options] <files…>
  *   trajectory-inspector agreement [options] <files…>
  *   trajectory-inspector sessions [--cwd DIR] [--json] [--root DIR]…
- *   trajectory-inspector export-rollout <file> [--rollout K] [--steps A-B] --as md [--out FILE]
+ *   trajectory-inspector export-rollout <file> [--rollout K] [--steps A-B] --as html|md [--out FILE]
  *
  * Exit codes: 0 success (validate: every rollout valid and no warning, or warnings with
  * `--warnings-ok`), 1 invalid input, load error (validate: or a warning),

@@ -1,15 +1,18 @@
 /**
- * *Export Rollout as Markdown…* and *Copy Step as Markdown*: the active timeline's rollout (or its
- * selected step) as Markdown (core/export/markdown.ts), redacted (core/export/redact.ts) with the
- * user's patterns and switches (`trajectoryInspector.export.*`). Before a file is written, a modal
- * says what will be redacted and how many; the exported document records it. Labels of the
- * timeline's journal go on the step lines (the latest label of each step, any annotator).
+ * *Export Rollout as HTML…*, *Export Rollout as Markdown…* and *Copy Step as Markdown*: the active
+ * timeline's rollout (or its selected step) as a self-contained page (src/shared/exportHtml.ts) or
+ * Markdown (core/export/markdown.ts), its texts redacted first (core/export/redact.ts
+ * `redactRollout`) with the user's patterns and switches (`trajectoryInspector.export.*`). Before a
+ * file is written, a modal says what will be redacted and how many; the exported document records
+ * it. Labels of the timeline's journal go on the step lines (the latest label of each step, any
+ * annotator).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { rolloutMarkdown, stepMarkdownOf } from '../core/export/markdown';
-import { applyFindings, describeRedaction, findSecrets, RedactPatternError, type RedactOptions } from '../core/export/redact';
+import { describeRedaction, RedactPatternError, redactRollout, type RedactOptions } from '../core/export/redact';
+import { rolloutHtml } from '../shared/exportHtml';
 import type { Rollout } from '../core/model';
 import type { CommandTable } from './commandTable';
 import { activeOrExplain } from './commands';
@@ -19,6 +22,7 @@ import type { TimelineEditorProvider, TimelinePanel } from './timelineEditor';
 
 /** Command ids (contributed in package.json). */
 export const EXPORT_COMMANDS = {
+  exportRolloutHtml: 'trajectoryInspector.exportRolloutHtml',
   exportRolloutMarkdown: 'trajectoryInspector.exportRolloutMarkdown',
   copyStepMarkdown: 'trajectoryInspector.copyStepMarkdown',
 } as const;
@@ -48,41 +52,44 @@ function patternError(e: unknown): boolean {
   return true;
 }
 
-async function exportRolloutMarkdown(timelines: TimelineEditorProvider, output: ErrorLog): Promise<void> {
+async function exportRollout(timelines: TimelineEditorProvider, output: ErrorLog, as: 'html' | 'md'): Promise<void> {
+  const what = as === 'html' ? 'HTML' : 'Markdown';
   const p = activeOrExplain(timelines);
   const rollout = p?.rollout;
   if (!p || !rollout) return;
   try {
-    const md = rolloutMarkdown(rollout, { labels: labelsOf(p, rollout), sourceName: path.basename(p.uri.fsPath) });
-    const findings = await findSecrets(md, redactOptions());
-    const preview = applyFindings(md, findings);
+    const r = await redactRollout(rollout, redactOptions());
     const EXPORT = 'Export';
     const RAW = 'Export Without Redaction';
     const picked = await askModal(
-      `Export rollout ${p.rolloutIndex + 1} of ${path.basename(p.uri.fsPath)} as Markdown?`,
-      findings.length
-        ? `${describeRedaction(preview)}. Each is replaced by [REDACTED:<kind>] (home-directory names by <user>); the file says so at its end.`
+      `Export rollout ${p.rolloutIndex + 1} of ${path.basename(p.uri.fsPath)} as ${what}?`,
+      r.total
+        ? `${describeRedaction(r)}. Each is replaced by [REDACTED:<kind>] (home-directory names by <user>); the file says so at its end.`
         : 'Nothing to redact was found (secretlint rules, service tokens, passwords, e-mails, home-directory names, your patterns).',
       EXPORT,
       RAW,
     );
     if (!picked) return;
     const redacted = picked === EXPORT;
-    const body = `${redacted ? preview.text : md}\n---\n\n*Exported by Trajectory Inspector; ${redacted ? `redacted: ${describeRedaction(preview)}` : 'not redacted'}.*\n`;
+    const shown = redacted ? r.rollout : rollout;
+    const note = redacted ? `redacted: ${describeRedaction(r)}` : 'not redacted';
+    const opts = { labels: labelsOf(p, rollout), sourceName: path.basename(p.uri.fsPath) };
+    const body = as === 'html' ? rolloutHtml(shown, { ...opts, footer: note }) : `${rolloutMarkdown(shown, opts)}\n---\n\n*Exported by Trajectory Inspector; ${note}.*\n`;
     const base = path.basename(p.uri.fsPath).replace(/\.(jsonl?|traj|eval|cast)$/i, '');
     const target = await vscode.window.showSaveDialog({
-      title: 'Export Rollout as Markdown',
-      defaultUri: vscode.Uri.file(path.join(path.dirname(p.uri.fsPath), `${base}${p.rolloutIndex ? `.rollout-${p.rolloutIndex + 1}` : ''}.md`)),
-      filters: { Markdown: ['md'] },
+      title: `Export Rollout as ${what}`,
+      defaultUri: vscode.Uri.file(path.join(path.dirname(p.uri.fsPath), `${base}${p.rolloutIndex ? `.rollout-${p.rolloutIndex + 1}` : ''}.${as}`)),
+      filters: as === 'html' ? { HTML: ['html'] } : { Markdown: ['md'] },
     });
     if (!target) return;
     await fs.promises.writeFile(target.fsPath, body);
     const OPEN = 'Open';
-    if ((await notifyInfo(`Exported ${path.basename(target.fsPath)} (${redacted ? describeRedaction(preview) : 'not redacted'}).`, OPEN)) === OPEN) {
-      await vscode.window.showTextDocument(target);
+    if ((await notifyInfo(`Exported ${path.basename(target.fsPath)} (${redacted ? describeRedaction(r) : 'not redacted'}).`, OPEN)) === OPEN) {
+      if (as === 'html') await vscode.env.openExternal(target);
+      else await vscode.window.showTextDocument(target);
     }
   } catch (e) {
-    if (!patternError(e)) void reportError(output, 'Export Rollout as Markdown', e);
+    if (!patternError(e)) void reportError(output, `Export Rollout as ${what}`, e);
   }
 }
 
@@ -96,9 +103,8 @@ async function copyStepMarkdown(timelines: TimelineEditorProvider, output: Error
     return;
   }
   try {
-    const md = stepMarkdownOf(step, { labels: labelsOf(p, rollout) });
-    const r = applyFindings(md, await findSecrets(md, redactOptions()));
-    await vscode.env.clipboard.writeText(r.text);
+    const r = await redactRollout({ ...rollout, steps: [step] }, redactOptions());
+    await vscode.env.clipboard.writeText(stepMarkdownOf(r.rollout.steps[0], { labels: labelsOf(p, rollout) }));
     void notifyInfo(`Copied step #${step.index + 1} as Markdown (${describeRedaction(r)}).`);
   } catch (e) {
     if (!patternError(e)) void reportError(output, 'Copy Step as Markdown', e);
@@ -108,7 +114,8 @@ async function copyStepMarkdown(timelines: TimelineEditorProvider, output: Error
 /** The export commands of the timeline. */
 export function exportCommands(timelines: TimelineEditorProvider, output: ErrorLog): CommandTable {
   return [
-    { id: EXPORT_COMMANDS.exportRolloutMarkdown, run: () => exportRolloutMarkdown(timelines, output) },
+    { id: EXPORT_COMMANDS.exportRolloutHtml, run: () => exportRollout(timelines, output, 'html') },
+    { id: EXPORT_COMMANDS.exportRolloutMarkdown, run: () => exportRollout(timelines, output, 'md') },
     { id: EXPORT_COMMANDS.copyStepMarkdown, run: () => copyStepMarkdown(timelines, output) },
   ];
 }

@@ -41,25 +41,27 @@ describe('CLI export-rollout (dist/cli.js)', function () {
     assert.ok(!md.includes(TOKEN) && !md.includes(EMAIL) && !md.includes('/home/alice'), 'the secrets are gone');
     assert.match(md, /\[REDACTED:github[a-z-]*\]@github\.com\/o\/r/);
     assert.match(md, /\/home\/<user>\/work/);
-    assert.match(r.stderr, /^3 redacted: .*github.*email|^3 redacted: .*email.*github/m);
-    assert.match(md, /\*Exported by Trajectory Inspector; redacted: 3 redacted/);
+    // The keystrokes are both the action's command and its recorded arguments: each place counts.
+    assert.match(r.stderr, /^\d+ redacted: .*github-token.*email.*home-user/m);
+    assert.match(md, /\*Exported by Trajectory Inspector; redacted: \d+ redacted: /);
     assert.match(md, /^### #1 · /m);
   });
 
   it('--no-redact keeps the text; --steps and --rollout pick; bad options exit 2, a missing rollout 1', () => {
-    const raw = cli('export-rollout', file, '--no-redact', '--steps', '2-3');
+    const raw = cli('export-rollout', file, '--as', 'md', '--no-redact', '--steps', '2-3');
     assert.equal(raw.code, 0, raw.stderr);
     assert.ok(raw.stdout.includes(TOKEN) || raw.stdout.includes(EMAIL), 'not redacted on request');
     assert.match(raw.stdout, /\*\*Steps\*\*: #2–#3 of/);
     assert.match(raw.stdout, /not redacted\.\*/);
-    assert.equal(cli('export-rollout', file, '--as', 'html').code, 2);
-    assert.equal(cli('export-rollout', file, '--steps', '3-1').code, 2);
-    assert.equal(cli('export-rollout', file, '--redact-pattern', '(').code, 2);
+    assert.equal(cli('export-rollout', file, '--as', 'pdf').code, 2);
+    assert.equal(cli('export-rollout', file).code, 2, '--as is needed');
+    assert.equal(cli('export-rollout', file, '--as', 'md', '--steps', '3-1').code, 2);
+    assert.equal(cli('export-rollout', file, '--as', 'md', '--redact-pattern', '(').code, 2);
     assert.equal(cli('export-rollout').code, 2);
-    const missing = cli('export-rollout', file, '--rollout', '2');
+    const missing = cli('export-rollout', file, '--as', 'md', '--rollout', '2');
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /has 1 rollout\(s\); --rollout 2/);
-    const custom = cli('export-rollout', file, '--redact-pattern', 'hello\\.txt', '--keep-emails');
+    const custom = cli('export-rollout', file, '--as', 'md', '--redact-pattern', 'hello\\.txt', '--keep-emails');
     assert.equal(custom.code, 0, custom.stderr);
     assert.ok(custom.stdout.includes(EMAIL) && !custom.stdout.includes('hello.txt'), 'the user pattern applies; e-mails kept on request');
   });

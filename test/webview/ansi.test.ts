@@ -3,7 +3,7 @@
  * run under Node here; the rendering of their output is covered in timeline.test.ts.
  */
 import * as assert from 'node:assert/strict';
-import { cssColor, parseAnsi, stripAnsi, styleClasses, xtermRgb } from '../../webview/ansi';
+import { cssColor, parseAnsi, stripAnsi, styleClasses, xtermRgb } from '../../src/shared/ansi';
 import { clampText, formatDuration, pairActions } from '../../webview/format';
 
 const text = (lines: ReturnType<typeof parseAnsi>) => lines.map((l) => l.map((s) => s.text).join(''));

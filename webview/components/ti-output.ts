@@ -9,7 +9,7 @@
 import { LitElement, css, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import { ref } from 'lit/directives/ref.js';
-import { cssColor, parseAnsi, styleClasses, type AnsiLine, type AnsiSpan, type AnsiStyle } from '../ansi';
+import { cssColor, parseAnsi, styleClasses, type AnsiLine, type AnsiSpan, type AnsiStyle } from '../../src/shared/ansi';
 import { formatCount } from '../format';
 import { markTemplate, MATCH_CSS } from '../highlight';
 import { findMatches, rangesPerPiece, splitAtMatches, type HighlightQuery } from '../../src/shared/highlight';

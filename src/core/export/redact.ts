@@ -20,6 +20,7 @@
  */
 import { lintSource } from '@secretlint/core';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
+import type { Rollout } from '../model';
 
 /** One span of text to redact: UTF-16 offsets into the text, end exclusive. */
 export interface Finding {
@@ -230,4 +231,83 @@ export async function redact(text: string, o: RedactOptions = {}): Promise<Redac
 export function describeRedaction(r: Pick<Redacted, 'counts' | 'total'>): string {
   if (r.total === 0) return 'nothing redacted';
   return `${r.total} redacted: ${r.counts.map((c) => `${c.count} ${c.kind}`).join(', ')}`;
+}
+
+/** Separates the texts of a rollout while they are searched as one (findings are clipped to each text). */
+const SEP = '\n\u0000\u0000\n';
+
+/**
+ * Every text of `texts` redacted, searched as one document (one secretlint run, not one per text);
+ * a finding never reaches across two texts.
+ * @throws RedactPatternError for an invalid user pattern
+ */
+export async function redactTexts(texts: readonly string[], o: RedactOptions = {}): Promise<{ texts: string[]; counts: Redacted['counts']; total: number }> {
+  const joined = texts.join(SEP);
+  const findings = await findSecrets(joined, o);
+  const out: string[] = [];
+  const counts = new Map<string, number>();
+  let total = 0;
+  let base = 0;
+  let k = 0;
+  for (const t of texts) {
+    const end = base + t.length;
+    const mine: Finding[] = [];
+    while (k < findings.length && findings[k].end <= base) k++;
+    for (let j = k; j < findings.length && findings[j].start < end; j++) {
+      const f = findings[j];
+      mine.push({ start: Math.max(f.start, base) - base, end: Math.min(f.end, end) - base, kind: f.kind });
+    }
+    const r = applyFindings(t, mine.filter((f) => f.end > f.start));
+    for (const c of r.counts) counts.set(c.kind, (counts.get(c.kind) ?? 0) + c.count);
+    total += r.total;
+    out.push(r.text);
+    base = end + SEP.length;
+  }
+  return {
+    texts: out,
+    counts: [...counts].map(([kind, count]) => ({ kind, count })).sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind)),
+    total,
+  };
+}
+
+/** Every string inside `v` (objects and arrays walked), replaced through `map` in the same order they were listed. */
+function mapStrings(v: unknown, map: (s: string) => string): unknown {
+  if (typeof v === 'string') return map(v);
+  if (Array.isArray(v)) return v.map((x) => mapStrings(x, map));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, mapStrings(x, map)]));
+  return v;
+}
+
+/**
+ * A copy of `rollout` whose texts are redacted: task instruction, messages, reasoning, commands,
+ * tool arguments and edits (every string in them), outputs, paths, the rollout's id, source path and
+ * task id. Indexes, numbers, timestamps and the format stay.
+ * @throws RedactPatternError for an invalid user pattern
+ */
+export async function redactRollout(rollout: Rollout, o: RedactOptions = {}): Promise<{ rollout: Rollout; counts: Redacted['counts']; total: number }> {
+  const texts: string[] = [];
+  const collect = (s: string): string => (texts.push(s), s);
+  const walk = (map: (s: string) => string): Rollout => ({
+    ...rollout,
+    id: map(rollout.id),
+    source: { ...rollout.source, path: map(rollout.source.path) },
+    task: { id: rollout.task.id === null ? null : map(rollout.task.id), instruction: rollout.task.instruction === null ? null : map(rollout.task.instruction) },
+    steps: rollout.steps.map((s) => ({
+      ...s,
+      message: map(s.message),
+      reasoning: s.reasoning === null ? null : map(s.reasoning),
+      actions: s.actions.map((a) => ({
+        ...a,
+        command: a.command === null ? null : map(a.command),
+        arguments: a.arguments === undefined ? undefined : mapStrings(a.arguments, map),
+        path: a.path === undefined || a.path === null ? a.path : map(a.path),
+        edit: a.edit === undefined || a.edit === null ? a.edit : (mapStrings(a.edit, map) as typeof a.edit),
+      })),
+      observations: s.observations.map((x) => ({ ...x, output: map(x.output), cwd: x.cwd === undefined || x.cwd === null ? x.cwd : map(x.cwd) })),
+    })),
+  });
+  walk(collect);
+  const r = await redactTexts(texts, o);
+  let i = 0;
+  return { rollout: walk(() => r.texts[i++]), counts: r.counts, total: r.total };
 }

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { describeRedaction, findSecrets, redact, RedactPatternError } from '../../../src/core/export/redact';
+import { describeRedaction, findSecrets, redact, RedactPatternError, redactRollout, redactTexts } from '../../../src/core/export/redact';
+import { makeStep } from '../../../src/core/model';
 
 // Real-shaped secrets of each kind (made up here: none is a live credential).
 const PRIVATE_KEY = ['-----BEGIN RSA PRIVATE KEY-----', 'MIIEowIBAAKCAQEAwJw6V8hUo9d3gM3rQXcS1f4XbO6kFt2jX1xGJ8QmC9V0bLp', 'dGhpcyBpcyBub3QgYSByZWFsIGtleSBidXQgaXQgbG9va3MgbGlrZSBvbmU=', '-----END RSA PRIVATE KEY-----'].join('\n');
@@ -84,5 +85,35 @@ describe('export/redact: secrets and personal details', () => {
     assert.equal(r.total, 3);
     assert.deepEqual(r.counts[0], { kind: 'email', count: 2 });
     assert.match(describeRedaction(r), /^3 redacted: 2 email, 1 github/);
+  });
+});
+
+describe('export/redact: a whole rollout', () => {
+  it('redacts every text of a rollout in one pass, never across two texts, and keeps everything else', async () => {
+    const rollout = {
+      id: 'r-1', format: 'claude-code' as const, schemaVersion: null, source: { path: '/home/alice/.claude/projects/x/s.jsonl', range: null, line: null },
+      task: { id: 't', instruction: 'Use key 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' }, agent: { name: 'claude', version: null, model: null },
+      environment: { image: null, workdir: null }, outcome: { reward: 1, rewards: null, resolved: true, status: null, source: null }, groupId: null, metadata: { keep: 'me' },
+      steps: [
+        makeStep(0, 'agent', {
+          message: 'mail jane.doe@example.org',
+          actions: [{ kind: 'tool', command: null, tool: 'Write', callId: 'c1', arguments: { file_path: '/home/alice/app/.env', content: 'DB_PASSWORD=correcthorsebattery' } }],
+          observations: [{ callId: 'c1', output: 'ok', exitCode: 0, truncated: false }],
+        }),
+      ],
+    };
+    const r = await redactRollout(rollout);
+    assert.equal(r.rollout.task.instruction, 'Use key [REDACTED:github-token]');
+    assert.equal(r.rollout.steps[0].message, 'mail [REDACTED:email]');
+    assert.deepEqual(r.rollout.steps[0].actions[0].arguments, { file_path: '/home/<user>/app/.env', content: 'DB_PASSWORD=[REDACTED:secret]' });
+    assert.equal(r.rollout.source.path, '/home/<user>/.claude/projects/x/s.jsonl');
+    assert.equal(r.rollout.steps[0].observations[0].output, 'ok');
+    assert.deepEqual(r.rollout.metadata, { keep: 'me' });
+    assert.equal(r.rollout.outcome.reward, 1);
+    assert.equal(r.total, 5);
+    assert.equal(rollout.steps[0].message, 'mail jane.doe@example.org', 'the original is not changed');
+    // Two texts that would make one secret only when joined stay apart.
+    const apart = await redactTexts(['token=abcd', 'efgh1234']);
+    assert.deepEqual(apart.texts, ['token=abcd', 'efgh1234']);
   });
 });

@@ -1,7 +1,7 @@
 /** The match finder behind the marks a search result's step shows (src/shared/highlight.ts). */
 import * as assert from 'node:assert/strict';
 import { findMatches, highlightRegExp, rangesPerPiece, splitAtMatches, type HighlightQuery } from '../../../src/shared/highlight';
-import { parseAnsi } from '../../../webview/ansi';
+import { parseAnsi } from '../../../src/shared/ansi';
 
 const lit = (pattern: string, caseSensitive = false): HighlightQuery => ({ pattern, regex: false, caseSensitive });
 const re = (pattern: string, caseSensitive = false): HighlightQuery => ({ pattern, regex: true, caseSensitive });
