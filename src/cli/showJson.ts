@@ -150,13 +150,30 @@ export type TextSink = (chunk: string) => void | Promise<void>;
 /** Text written per call of the sink (UTF-16 units): large enough to keep writes few, small enough to stay far from V8's longest string. */
 const CHUNK_CHARS = 1 << 20;
 
+/** A rollout of a streamed document: the rollout without its steps (`steps` is not read), and its steps a window at a time. */
+export interface StreamedRollout {
+  rollout: Rollout;
+  windows: AsyncIterable<readonly Step[]> | Iterable<readonly Step[]>;
+}
+
+/** The parts of the document that follow `rollouts`, known once every rollout was written. */
+export type ShowJsonRest = Pick<ShowJson, 'files' | 'errors' | 'warnings' | 'skipped'>;
+
 /**
- * Writes the `show --json` document of `result` to `sink`, the same text as
- * `JSON.stringify(showJson(result), null, 2) + '\n'`, a rollout and a step at a time: no string
- * holds more than one step's document and the pending chunk (about 1 Mi characters), so the size
- * of the output is bounded by nothing but the disk.
+ * Writes the `show --json` document to `sink` a rollout and a step at a time, the same text as
+ * `JSON.stringify(doc, null, 2) + '\n'` of the document whose `format` and `schemaVersion` are
+ * `head`'s, whose rollouts are `rollouts` (each `rolloutJson` of its head with the steps of its
+ * windows) and whose other fields are what `rest` returns after the last rollout was written. No
+ * string holds more than one step's document and the pending chunk (about 1 Mi characters), so the
+ * size of the output is bounded by nothing but the disk, and memory by what the windows hold.
+ * A rollout's windows that throw end the document unwritten (the caller catches what it can say).
  */
-export async function writeShowJson(result: LoadResult, sink: TextSink): Promise<void> {
+export async function writeShowJsonStream(
+  head: Pick<ShowJson, 'format' | 'schemaVersion'>,
+  rollouts: AsyncIterable<StreamedRollout> | Iterable<StreamedRollout>,
+  rest: () => ShowJsonRest,
+  sink: TextSink,
+): Promise<void> {
   // Stand-ins for the arrays that are streamed: a random string no input can contain.
   const mark = `\u0001${randomUUID()}`;
   const markJson = JSON.stringify(mark);
@@ -178,26 +195,41 @@ export async function writeShowJson(result: LoadResult, sink: TextSink): Promise
     return [text.slice(0, at), text.slice(at + markJson.length)];
   };
   /** An array streamed item by item, nested `depth` levels deep (its items one level deeper), as JSON.stringify indents it. */
-  const streamArray = async <T>(items: Iterable<T>, depth: number, write: (item: T) => Promise<void>): Promise<void> => {
+  const streamArray = async <T>(items: AsyncIterable<T> | Iterable<T>, depth: number, write: (item: T) => Promise<void>): Promise<void> => {
     let first = true;
-    for (const item of items) {
+    for await (const item of items) {
       await put(first ? '[\n' + '  '.repeat(depth + 1) : ',\n' + '  '.repeat(depth + 1));
       first = false;
       await write(item);
     }
     await put(first ? '[]' : '\n' + '  '.repeat(depth) + ']');
   };
-  const [head, tail] = around(showJsonWith(result, mark), 0);
-  await put(head);
-  const rollouts = (function* () {
-    for (const f of result.files) yield* f.rollouts;
-  })();
-  await streamArray(rollouts, 1, async (r) => {
-    const [rHead, rTail] = around(rolloutJsonWith(r, mark), 2);
+  const empty: ShowJsonRest = { files: [], errors: [], warnings: [], skipped: [] };
+  const [docHead] = around({ ...head, rollouts: mark, ...empty }, 0);
+  await put(docHead);
+  await streamArray(rollouts, 1, async ({ rollout, windows }) => {
+    const [rHead, rTail] = around(rolloutJsonWith(rollout, mark), 2);
     await put(rHead);
-    await streamArray(r.steps, 3, (s) => put(nested(stepJson(s), 4)));
+    const steps = (async function* () {
+      for await (const w of windows) yield* w;
+    })();
+    await streamArray(steps, 3, (s) => put(nested(stepJson(s), 4)));
     await put(rTail);
   });
-  await put(tail + '\n');
+  const [, docTail] = around({ ...head, rollouts: mark, ...rest() }, 0);
+  await put(docTail + '\n');
   if (pending) await sink(pending);
+}
+
+/**
+ * Writes the `show --json` document of `result` to `sink`, the same text as
+ * `JSON.stringify(showJson(result), null, 2) + '\n'`, a rollout and a step at a time
+ * (writeShowJsonStream).
+ */
+export async function writeShowJson(result: LoadResult, sink: TextSink): Promise<void> {
+  const { rollouts: _r, format, schemaVersion, ...rest } = showJsonWith(result, null);
+  const rollouts = (function* () {
+    for (const f of result.files) for (const r of f.rollouts) yield { rollout: r, windows: [r.steps] };
+  })();
+  await writeShowJsonStream({ format, schemaVersion }, rollouts, () => rest, sink);
 }
