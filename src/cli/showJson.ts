@@ -178,12 +178,13 @@ export async function writeShowJsonStream(
   const mark = `\u0001${randomUUID()}`;
   const markJson = JSON.stringify(mark);
   let pending = '';
-  const put = async (text: string): Promise<void> => {
+  /** Appends `text`; a promise to wait for while the sink takes a full chunk, else nothing (no turn of the event loop per step). */
+  const put = (text: string): void | Promise<void> => {
     pending += text;
     if (pending.length >= CHUNK_CHARS) {
       const out = pending;
       pending = '';
-      await sink(out);
+      return sink(out);
     }
   };
   /** `JSON.stringify(value, null, 2)` of a value nested `depth` levels deep (its lines after the first indented). */
@@ -194,28 +195,29 @@ export async function writeShowJsonStream(
     const at = text.indexOf(markJson);
     return [text.slice(0, at), text.slice(at + markJson.length)];
   };
-  /** An array streamed item by item, nested `depth` levels deep (its items one level deeper), as JSON.stringify indents it. */
-  const streamArray = async <T>(items: AsyncIterable<T> | Iterable<T>, depth: number, write: (item: T) => Promise<void>): Promise<void> => {
-    let first = true;
-    for await (const item of items) {
-      await put(first ? '[\n' + '  '.repeat(depth + 1) : ',\n' + '  '.repeat(depth + 1));
-      first = false;
-      await write(item);
-    }
-    await put(first ? '[]' : '\n' + '  '.repeat(depth) + ']');
-  };
+  /** The separator before an item of an array nested `depth` levels deep, as JSON.stringify indents it (`first`: the array's opening). */
+  const before = (first: boolean, depth: number): string => (first ? '[\n' : ',\n') + '  '.repeat(depth + 1);
+  /** The end of such an array (`empty`: no item was written). */
+  const close = (empty: boolean, depth: number): string => (empty ? '[]' : '\n' + '  '.repeat(depth) + ']');
   const empty: ShowJsonRest = { files: [], errors: [], warnings: [], skipped: [] };
   const [docHead] = around({ ...head, rollouts: mark, ...empty }, 0);
   await put(docHead);
-  await streamArray(rollouts, 1, async ({ rollout, windows }) => {
+  let firstRollout = true;
+  for await (const { rollout, windows } of rollouts) {
     const [rHead, rTail] = around(rolloutJsonWith(rollout, mark), 2);
-    await put(rHead);
-    const steps = (async function* () {
-      for await (const w of windows) yield* w;
-    })();
-    await streamArray(steps, 3, (s) => put(nested(stepJson(s), 4)));
-    await put(rTail);
-  });
+    await put(before(firstRollout, 1) + rHead);
+    firstRollout = false;
+    let firstStep = true;
+    for await (const w of windows) {
+      for (const s of w) {
+        const wait = put(before(firstStep, 3) + nested(stepJson(s), 4));
+        firstStep = false;
+        if (wait) await wait;
+      }
+    }
+    await put(close(firstStep, 3) + rTail);
+  }
+  await put(close(firstRollout, 1));
   const [, docTail] = around({ ...head, rollouts: mark, ...rest() }, 0);
   await put(docTail + '\n');
   if (pending) await sink(pending);

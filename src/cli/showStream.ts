@@ -72,7 +72,7 @@ export async function openStreamed(target: string, minBytes = streamMinBytes()):
 }
 
 /** The warning that says a file was read by parts, and which checks of a full load were not run. */
-function partsWarning(s: Streamed, minBytes: number): LocatedIssue {
+function partsWarning(s: Streamed, minBytes: number, window: number): LocatedIssue {
   const checks =
     s.kind === 'steps'
       ? `step timestamps and step_id order not checked over the file${s.lazy.continuation ? `; its continuation ${s.lazy.continuation} not joined` : ''}`
@@ -83,7 +83,7 @@ function partsWarning(s: Streamed, minBytes: number): LocatedIssue {
     column: null,
     pointer: null,
     expected: `a file under ${minBytes} bytes to load whole and check as a full load checks`,
-    found: `${s.size} bytes, read ${s.kind === 'steps' ? `${STEP_WINDOW} steps at a time` : 'one row at a time'} (${checks})`,
+    found: `${s.size} bytes, read ${s.kind === 'steps' ? `${window} steps at a time` : 'one row at a time'} (${checks})`,
   });
 }
 
@@ -99,11 +99,11 @@ interface StreamState {
 }
 
 /** The ATIF's steps window by window; a window that fails ends them and is recorded. */
-async function* stepWindows(lazy: SteppedRollout, state: StreamState): AsyncGenerator<Step[]> {
-  for (let i = 0; i < lazy.count; i += STEP_WINDOW) {
+async function* stepWindows(lazy: SteppedRollout, window: number, state: StreamState): AsyncGenerator<Step[]> {
+  for (let i = 0; i < lazy.count; i += window) {
     let w: Step[];
     try {
-      w = await lazy.read(i, STEP_WINDOW);
+      w = await lazy.read(i, window);
     } catch (e) {
       state.failures.push({ path: lazy.file, error: e instanceof Error ? e : new Error(String(e)) });
       state.warnings.push(
@@ -138,9 +138,12 @@ function failuresOf(s: Streamed, state: StreamState): LoadFailure[] {
  * `show` (text, or `--json`) of a file opened by openStreamed, written to `sink` as it is read;
  * warnings and errors go to stderr as the full-load path says them (after the output: they are
  * known at its end). Returns the exit code: 1 when a row was left out or a window failed, else 0.
+ * @param options.window steps per window of an ATIF (default STEP_WINDOW)
+ * @param options.minBytes the threshold the file was opened under (default streamMinBytes()), named in the warning
  */
-export async function showStreamed(s: Streamed, json: boolean, sink: TextSink, minBytes = streamMinBytes()): Promise<number> {
-  const state: StreamState = { rollouts: 0, schemaVersion: null, rowIssues: [], failures: [], warnings: [partsWarning(s, minBytes)] };
+export async function showStreamed(s: Streamed, json: boolean, sink: TextSink, options: { window?: number; minBytes?: number } = {}): Promise<number> {
+  const window = options.window ?? STEP_WINDOW;
+  const state: StreamState = { rollouts: 0, schemaVersion: null, rowIssues: [], failures: [], warnings: [partsWarning(s, options.minBytes ?? streamMinBytes(), window)] };
   if (s.kind === 'steps') state.warnings.push(...metadataWarningIssues(s.lazy.rollout));
   const format = s.kind === 'steps' ? 'atif' : s.rows.format;
   // The rollouts, with the first one read ahead (its schema version heads the document; with a second, a dump's titles are task ids).
@@ -159,7 +162,7 @@ export async function showStreamed(s: Streamed, json: boolean, sink: TextSink, m
     while (!next.done) {
       const r = next.value;
       next = await source.next();
-      yield { rollout: r, windows: s.kind === 'steps' ? stepWindows(s.lazy, state) : [r.steps], more: !next.done };
+      yield { rollout: r, windows: s.kind === 'steps' ? stepWindows(s.lazy, window, state) : [r.steps], more: !next.done };
     }
   })();
   if (json) {
