@@ -27,7 +27,10 @@ async function streamed(file: string, json: boolean, window = 2): Promise<{ text
   const parts: string[] = [];
   const stderr: string[] = [];
   const write = process.stderr.write;
-  process.stderr.write = ((c: string) => stderr.push(c)) as typeof process.stderr.write;
+  process.stderr.write = ((c: string) => {
+    stderr.push(c);
+    return true;
+  }) as typeof process.stderr.write;
   try {
     const code = await showStreamed(s, json, (c) => void parts.push(c), { window, minBytes: 0 });
     return { text: parts.join(''), code, stderr };
