@@ -50,8 +50,7 @@ export type Streamed = { kind: 'steps'; file: string; size: number; lazy: Steppe
  * Opens `target` for streaming when it is a file of at least `minBytes` that can be read by parts;
  * null when it is to be loaded whole (a folder, a smaller file, another kind of file, or one the
  * step index refuses: a header that does not conform, over its size limit; the full load then says
- * where, with the number that was hit).
- * @throws the fs error of a file that cannot be read
+ * where, with the number that was hit; or a file that cannot be read: the full load reports it).
  */
 export async function openStreamed(target: string, minBytes = streamMinBytes()): Promise<Streamed | null> {
   let st: fs.Stats;
@@ -65,7 +64,8 @@ export async function openStreamed(target: string, minBytes = streamMinBytes()):
     if (/\.jsonl$/i.test(target)) return { kind: 'rows', file: target, size: st.size, rows: await openRowStream(target) };
     if (/\.json$/i.test(target)) return { kind: 'steps', file: target, size: st.size, lazy: await openSteppedRollout(target) };
   } catch (e) {
-    if (e instanceof NotIndexableError || e instanceof RolloutLoadError) return null;
+    // A read error (permissions, I/O) too: the full load reports it as it reports any file's.
+    if (e instanceof NotIndexableError || e instanceof RolloutLoadError || typeof (e as NodeJS.ErrnoException).code === 'string') return null;
     throw e;
   }
   return null;
