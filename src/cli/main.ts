@@ -8,6 +8,10 @@
  *   trajectory-inspector sessions [--cwd DIR] [--json] [--root DIR]…
  *   trajectory-inspector export-rollout <file> [--rollout K] [--steps A-B] --as html|md [--out FILE]
  *
+ * `show` of one file of at least 64 MiB (an ATIF trajectory, a JSONL dump of one rollout per line)
+ * writes its output as it reads the file, with a warning naming the checks a full load runs that a
+ * read by parts does not (showStream.ts; `TRAJECTORY_INSPECTOR_STREAM_MIN_BYTES` sets the threshold).
+ *
  * Exit codes: 0 success (validate: every rollout valid and no warning, or warnings with
  * `--warnings-ok`), 1 invalid input, load error (validate: or a warning),
  * 2 usage error.
@@ -16,8 +20,8 @@ import * as path from 'node:path';
 import { describeJob } from '../core/formats/harborJob';
 import { isWarning } from '../core/errors';
 import { loadPath, LoadResult, type LoadedFile } from '../core/load';
-import { countedSteps, type Rollout, type Step } from '../core/model';
-import { fileTitle, stepNumber } from '../core/naming';
+import { countedSteps, type Rollout } from '../core/model';
+import { fileTitle } from '../core/naming';
 import { printable, printFailures } from './common';
 import { LABEL_USAGE, runAgreement, runExport } from './labels';
 import { runScore, runScorerCheck, SCORE_USAGE } from './score';
@@ -25,7 +29,8 @@ import { fileWarnings, partFailures, writeShowJson } from './showJson';
 import { REPLAY_USAGE, runReplay } from './replay';
 import { runSessions, SESSIONS_USAGE } from './sessions';
 import { EXPORT_ROLLOUT_USAGE, runExportRollout } from './exportRollout';
-import { outcomeText } from '../shared/outcome';
+import { rolloutHeadText, stepText } from './showText';
+import { openStreamed, showStreamed, type Streamed } from './showStream';
 
 const USAGE = `Usage:
   trajectory-inspector show <file-or-folder> [--json]   print the rollouts as steps (or one JSON document)
@@ -43,30 +48,10 @@ ${SCORE_USAGE}
 
 declare const __VERSION__: string | undefined;
 
-function actionSummary(step: Step): string {
-  return step.actions
-    .map((a) => (a.command !== null ? a.command.replace(/\s+$/, '') : a.tool ?? a.kind))
-    .join(' ; ')
-    .replace(/\n/g, '⏎');
-}
-
 function printRollout(r: Rollout, title: string): void {
-  const o = r.outcome;
-  // The same outcome words as the Rollouts view and the timeline header (src/shared/outcome.ts).
-  const outcome = [o.reward !== null ? `reward ${o.reward}` : null, outcomeText(o, o.reward !== null ? '' : 'outcome unknown')].filter(Boolean).join(', ');
-  process.stdout.write(printable(`${title}  [${r.format}${r.schemaVersion ? ` ${r.schemaVersion}` : ''}]  id ${r.id}`) + '\n');
-  process.stdout.write(printable(`  task: ${r.task.id ?? '—'}   agent: ${[r.agent.name, r.agent.model].filter(Boolean).join(' / ') || '—'}`) + '\n');
   const counted = countedSteps(r);
-  const copied = r.steps.length - counted;
-  process.stdout.write(`  ${counted} steps${copied ? ` (+${copied} copied from an earlier context, not counted)` : ''}, ${outcome}\n`);
-  for (const s of r.steps) {
-    const exits = s.observations.map((ob) => ob.exitCode).filter((c) => c !== null);
-    const exit = exits.length ? ` exit ${exits.join(',')}` : '';
-    const act = actionSummary(s);
-    const text = act || s.message.replace(/\s+/g, ' ');
-    const copiedMark = s.copiedContext ? ' (copied context)' : '';
-    process.stdout.write(printable(`  ${stepNumber(s.index).padStart(5)} ${s.role.padEnd(11)} ${text.slice(0, 100)}${text.length > 100 ? '…' : ''}${exit}${copiedMark}`) + '\n');
-  }
+  process.stdout.write(rolloutHeadText(r, title, counted, r.steps.length - counted));
+  for (const s of r.steps) process.stdout.write(stepText(s));
 }
 
 /**
@@ -147,6 +132,17 @@ async function run(argv: string[]): Promise<number> {
   if (!target || rest.length || unknownFlag || (cmd !== 'show' && cmd !== 'validate')) {
     process.stderr.write((unknownFlag ? `unknown option ${unknownFlag}\n` : '') + USAGE + '\n');
     return 2;
+  }
+  // A big ATIF or JSONL dump is shown as it is read (showStream.ts): memory follows the window written.
+  if (cmd === 'show') {
+    let streamed: Streamed | null;
+    try {
+      streamed = await openStreamed(target);
+    } catch (e) {
+      process.stderr.write(`error: ${(e as Error).message}\n`);
+      return 1;
+    }
+    if (streamed) return showStreamed(streamed, flags.has('--json'), stdoutSink);
   }
   let result: LoadResult;
   try {

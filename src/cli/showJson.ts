@@ -150,23 +150,41 @@ export type TextSink = (chunk: string) => void | Promise<void>;
 /** Text written per call of the sink (UTF-16 units): large enough to keep writes few, small enough to stay far from V8's longest string. */
 const CHUNK_CHARS = 1 << 20;
 
+/** A rollout of a streamed document: the rollout without its steps (`steps` is not read), and its steps a window at a time. */
+export interface StreamedRollout {
+  rollout: Rollout;
+  windows: AsyncIterable<readonly Step[]> | Iterable<readonly Step[]>;
+}
+
+/** The parts of the document that follow `rollouts`, known once every rollout was written. */
+export type ShowJsonRest = Pick<ShowJson, 'files' | 'errors' | 'warnings' | 'skipped'>;
+
 /**
- * Writes the `show --json` document of `result` to `sink`, the same text as
- * `JSON.stringify(showJson(result), null, 2) + '\n'`, a rollout and a step at a time: no string
- * holds more than one step's document and the pending chunk (about 1 Mi characters), so the size
- * of the output is bounded by nothing but the disk.
+ * Writes the `show --json` document to `sink` a rollout and a step at a time, the same text as
+ * `JSON.stringify(doc, null, 2) + '\n'` of the document whose `format` and `schemaVersion` are
+ * `head`'s, whose rollouts are `rollouts` (each `rolloutJson` of its head with the steps of its
+ * windows) and whose other fields are what `rest` returns after the last rollout was written. No
+ * string holds more than one step's document and the pending chunk (about 1 Mi characters), so the
+ * size of the output is bounded by nothing but the disk, and memory by what the windows hold.
+ * A rollout's windows that throw end the document unwritten (the caller catches what it can say).
  */
-export async function writeShowJson(result: LoadResult, sink: TextSink): Promise<void> {
+export async function writeShowJsonStream(
+  head: Pick<ShowJson, 'format' | 'schemaVersion'>,
+  rollouts: AsyncIterable<StreamedRollout> | Iterable<StreamedRollout>,
+  rest: () => ShowJsonRest,
+  sink: TextSink,
+): Promise<void> {
   // Stand-ins for the arrays that are streamed: a random string no input can contain.
   const mark = `\u0001${randomUUID()}`;
   const markJson = JSON.stringify(mark);
   let pending = '';
-  const put = async (text: string): Promise<void> => {
+  /** Appends `text`; a promise to wait for while the sink takes a full chunk, else nothing (no turn of the event loop per step). */
+  const put = (text: string): void | Promise<void> => {
     pending += text;
     if (pending.length >= CHUNK_CHARS) {
       const out = pending;
       pending = '';
-      await sink(out);
+      return sink(out);
     }
   };
   /** `JSON.stringify(value, null, 2)` of a value nested `depth` levels deep (its lines after the first indented). */
@@ -177,27 +195,43 @@ export async function writeShowJson(result: LoadResult, sink: TextSink): Promise
     const at = text.indexOf(markJson);
     return [text.slice(0, at), text.slice(at + markJson.length)];
   };
-  /** An array streamed item by item, nested `depth` levels deep (its items one level deeper), as JSON.stringify indents it. */
-  const streamArray = async <T>(items: Iterable<T>, depth: number, write: (item: T) => Promise<void>): Promise<void> => {
-    let first = true;
-    for (const item of items) {
-      await put(first ? '[\n' + '  '.repeat(depth + 1) : ',\n' + '  '.repeat(depth + 1));
-      first = false;
-      await write(item);
+  /** The separator before an item of an array nested `depth` levels deep, as JSON.stringify indents it (`first`: the array's opening). */
+  const before = (first: boolean, depth: number): string => (first ? '[\n' : ',\n') + '  '.repeat(depth + 1);
+  /** The end of such an array (`empty`: no item was written). */
+  const close = (empty: boolean, depth: number): string => (empty ? '[]' : '\n' + '  '.repeat(depth) + ']');
+  const empty: ShowJsonRest = { files: [], errors: [], warnings: [], skipped: [] };
+  const [docHead] = around({ ...head, rollouts: mark, ...empty }, 0);
+  await put(docHead);
+  let firstRollout = true;
+  for await (const { rollout, windows } of rollouts) {
+    const [rHead, rTail] = around(rolloutJsonWith(rollout, mark), 2);
+    await put(before(firstRollout, 1) + rHead);
+    firstRollout = false;
+    let firstStep = true;
+    for await (const w of windows) {
+      for (const s of w) {
+        const wait = put(before(firstStep, 3) + nested(stepJson(s), 4));
+        firstStep = false;
+        if (wait) await wait;
+      }
     }
-    await put(first ? '[]' : '\n' + '  '.repeat(depth) + ']');
-  };
-  const [head, tail] = around(showJsonWith(result, mark), 0);
-  await put(head);
-  const rollouts = (function* () {
-    for (const f of result.files) yield* f.rollouts;
-  })();
-  await streamArray(rollouts, 1, async (r) => {
-    const [rHead, rTail] = around(rolloutJsonWith(r, mark), 2);
-    await put(rHead);
-    await streamArray(r.steps, 3, (s) => put(nested(stepJson(s), 4)));
-    await put(rTail);
-  });
-  await put(tail + '\n');
+    await put(close(firstStep, 3) + rTail);
+  }
+  await put(close(firstRollout, 1));
+  const [, docTail] = around({ ...head, rollouts: mark, ...rest() }, 0);
+  await put(docTail + '\n');
   if (pending) await sink(pending);
+}
+
+/**
+ * Writes the `show --json` document of `result` to `sink`, the same text as
+ * `JSON.stringify(showJson(result), null, 2) + '\n'`, a rollout and a step at a time
+ * (writeShowJsonStream).
+ */
+export async function writeShowJson(result: LoadResult, sink: TextSink): Promise<void> {
+  const { rollouts: _r, format, schemaVersion, ...rest } = showJsonWith(result, null);
+  const rollouts = (function* () {
+    for (const f of result.files) for (const r of f.rollouts) yield { rollout: r, windows: [r.steps] };
+  })();
+  await writeShowJsonStream({ format, schemaVersion }, rollouts, () => rest, sink);
 }

@@ -3,6 +3,7 @@
 // JSONL of 1,000,000 tiny rollouts streams its document (no string of the whole output).
 import { strict as assert } from 'node:assert';
 import { runBounded } from './bounded';
+import type { ShowJsonChild } from './memoryCases';
 
 const MiB = 1024 * 1024;
 
@@ -34,5 +35,33 @@ describe('hostile sizes: memory follows what is shown', function () {
     assert.ok(r.value.chars > 512 * MiB, `the document is longer than V8's longest string (${r.value.chars} characters)`);
     assert.ok(r.value.longestChunk < 2 * MiB, `longest chunk ${r.value.longestChunk}`);
     assert.match(r.value.tail, /"skipped": \[\]\n\}\n$/);
+  });
+
+  // The CLI as a user runs it (dist/cli.js, `npm run build` first), streamed from 1 byte on so that
+  // small files take the path of big ones (64 MiB and up). Under a 64 MiB V8 heap a full load of
+  // the bigger files runs out of memory (exit 134); streamed, the bigger file's peak RSS stays
+  // within 1.5x that of a file a quarter its size, and the document has every step and rollout.
+  const HEAP_MB = 64;
+  const showBoth = async (kind: 'atif' | 'rows', big: number): Promise<[ShowJsonChild, ShowJsonChild]> => {
+    const run = async (n: number) => (await runBounded<ShowJsonChild>('memoryCases.ts', 'showJsonInChild', [kind, n, HEAP_MB], { timeoutMs: 120_000, maxHeapMb: 1024 })).value;
+    return [await run(big / 4), await run(big)];
+  };
+  const warned = (r: ShowJsonChild, how: RegExp) => assert.ok(r.warnings.some((w) => how.test(w)), `a warning says how the file was read: ${JSON.stringify(r.warnings)}`);
+
+  it('show --json (dist/cli.js) of an 80,000-step ATIF streams its steps by windows: within a 64 MiB heap, peak RSS < 1.5x that of a quarter of it', async () => {
+    const [small, big] = await showBoth('atif', 80_000);
+    assert.deepEqual([small.rollouts, small.steps, big.rollouts, big.steps, big.fileRollouts], [1, 20_000, 1, 80_000, [1]]);
+    assert.ok(big.bytes > 15 * 1000 * 1000, `the file is big (${big.bytes} bytes)`);
+    warned(big, /read 1000 steps at a time \(step timestamps and step_id order not checked/);
+    assert.ok(big.maxRssKb < 1.5 * small.maxRssKb, `peak RSS ${big.maxRssKb} KiB (80,000 steps) vs ${small.maxRssKb} KiB (20,000 steps)`);
+    assert.ok(big.maxRssKb < 256 * 1024, `peak RSS ${big.maxRssKb} KiB`);
+  });
+
+  it('show --json (dist/cli.js) of a JSONL of 100,000 tiny rows streams a row at a time: within a 64 MiB heap, peak RSS < 1.5x that of a quarter of it', async () => {
+    const [small, big] = await showBoth('rows', 100_000);
+    assert.deepEqual([small.rollouts, small.steps, big.rollouts, big.steps, big.fileRollouts], [25_000, 50_000, 100_000, 200_000, [100_000]]);
+    warned(big, /read one row at a time/);
+    assert.ok(big.maxRssKb < 1.5 * small.maxRssKb, `peak RSS ${big.maxRssKb} KiB (100,000 rows) vs ${small.maxRssKb} KiB (25,000 rows)`);
+    assert.ok(big.maxRssKb < 256 * 1024, `peak RSS ${big.maxRssKb} KiB`);
   });
 });

@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { writeBigAtif, writeTinyRows } from '../../bench/genHuge';
 import { loadPath } from '../../src/core/load';
@@ -51,4 +52,60 @@ export async function showJsonOfTinyRows(rows: number): Promise<{ chars: number;
     if (!sink.write(c)) return new Promise<void>((r) => sink.once('drain', () => r()));
   });
   return { chars, rollouts: result.files[0]?.rollouts.length ?? 0, tail, longestChunk };
+}
+
+/** What `show --json` of a generated file gave in a child process. */
+export interface ShowJsonChild {
+  /** Size of the input (bytes). */
+  bytes: number;
+  /** Exit code of the CLI (0: the case throws otherwise). */
+  code: number | string | null;
+  /** Peak resident set size of the CLI process (KiB, its own process.resourceUsage().maxRSS). */
+  maxRssKb: number;
+  /** From the output, parsed as JSON: rollouts, steps of all rollouts, rollouts per file, warning messages. */
+  rollouts: number;
+  steps: number;
+  fileRollouts: number[];
+  warnings: string[];
+}
+
+/**
+ * Runs the built CLI (dist/cli.js) `show --json` on the generated ATIF of `n` steps (`atif`) or JSONL
+ * of `n` tiny rows (`rows`) in a child process, streamed from 1 byte on
+ * (TRAJECTORY_INSPECTOR_STREAM_MIN_BYTES) so that small files take the path of big ones, its output
+ * written to a file and parsed here. The child's V8 heap is capped at `maxOldSpaceMb` MiB
+ * (`--max-old-space-size`): past it the child dies (exit code 134, no document).
+ */
+export async function showJsonInChild(kind: 'atif' | 'rows', n: number, maxOldSpaceMb: number): Promise<ShowJsonChild> {
+  const { file, bytes } = kind === 'atif' ? makeBigAtif(n) : makeTinyRows(n);
+  const cli = path.join(__dirname, '..', '..', 'dist', 'cli.js');
+  if (!fs.existsSync(cli)) throw new Error('dist/cli.js is missing: run npm run build first');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ti-show-rss-'));
+  const out = path.join(dir, 'out.json');
+  const rss = path.join(dir, 'maxrss');
+  const fd = fs.openSync(out, 'w');
+  try {
+    const code = await new Promise<number | string | null>((resolve, reject) => {
+      const child = spawn(process.execPath, [`--max-old-space-size=${maxOldSpaceMb}`, '-r', path.join(__dirname, 'maxRss.cjs'), cli, 'show', '--json', file], {
+        stdio: ['ignore', fd, 'ignore'],
+        env: { ...process.env, TRAJECTORY_INSPECTOR_STREAM_MIN_BYTES: '1', TI_MAXRSS_FILE: rss },
+      });
+      child.on('error', reject);
+      child.on('exit', (c, signal) => resolve(c ?? signal));
+    });
+    if (code !== 0) throw new Error(`show --json ${path.basename(file)} (${bytes} bytes) exited with ${code} under a ${maxOldSpaceMb} MiB heap`);
+    const doc = JSON.parse(fs.readFileSync(out, 'utf8')) as { rollouts: { steps: unknown[] }[]; files: { rollouts: number }[]; warnings: { message: string }[] };
+    return {
+      bytes,
+      code,
+      maxRssKb: Number(fs.readFileSync(rss, 'utf8')),
+      rollouts: doc.rollouts.length,
+      steps: doc.rollouts.reduce((k, r) => k + r.steps.length, 0),
+      fileRollouts: doc.files.map((f) => f.rollouts),
+      warnings: doc.warnings.map((w) => w.message),
+    };
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -45,6 +45,25 @@ describe('CLI (dist/cli.js)', function () {
     for (const s of ro.steps) for (const o of s.observations) assert.ok(o.exitCode === null || Number.isInteger(o.exitCode));
   });
 
+  it('show of a file at the streaming threshold (TRAJECTORY_INSPECTOR_STREAM_MIN_BYTES) prints what a full load prints, and a warning saying how it was read', () => {
+    const streamed = (...args: string[]) => {
+      const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, TRAJECTORY_INSPECTOR_STREAM_MIN_BYTES: '0' } });
+      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
+    for (const [file, how] of [
+      [sample(ATIF), /^warning: .*read 1000 steps at a time/m],
+      [sample('openai-responses/nemo-gym_mini_swe_agent_2_example_rollouts.jsonl'), /^warning: .*read one row at a time/m],
+    ] as const) {
+      const whole = cli('show', file);
+      const s = streamed('show', file);
+      assert.equal(s.code, whole.code, s.stderr);
+      assert.equal(s.stdout, whole.stdout);
+      assert.match(s.stderr, how);
+      const doc = JSON.parse(streamed('show', file, '--json').stdout);
+      assert.deepEqual({ ...doc, warnings: [] }, { ...JSON.parse(cli('show', file, '--json').stdout), warnings: [] });
+    }
+  });
+
   it('show and validate: warnings (a missing subagent transcript, outputs whose calls the file lacks) are said; only validate fails on them, unless --warnings-ok', () => {
     // The census Claude Code session without its subagents folder; the Codex 0.39 file whose last lines answer calls it does not hold.
     const claude = cli('show', censusFile('claude-code/258c7280-ae70-4798-800f-63464d01a85d.jsonl'), '--json');

@@ -42,8 +42,11 @@ const HEAD_LINES = 10;
 const HEAD_MAX_BYTES = 16 * 1024 * 1024;
 const MAX_SKIPPED_MESSAGES = 20;
 
-/** Reads the first lines (at most 10, up to 16 MiB) and asks the loader registry which format the file is. */
-async function detectFormat(fh: fs.promises.FileHandle, file: string, size: number): Promise<FormatId> {
+/**
+ * Reads the first lines (at most 10, up to 16 MiB) and asks the loader registry which format the file is.
+ * @throws NotIndexableError when the file is not one rollout per JSONL line (a format of ROW_FORMATS)
+ */
+export async function detectFormat(fh: fs.promises.FileHandle, file: string, size: number): Promise<FormatId> {
   const want = Math.min(size, HEAD_MAX_BYTES);
   const buf = Buffer.allocUnsafe(want);
   let got = 0;

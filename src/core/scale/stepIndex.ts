@@ -40,6 +40,8 @@ export interface SteppedRollout {
   rollout: Rollout;
   /** Number of steps in the file. */
   count: number;
+  /** Steps whose `is_copied_context` is true (copied from an earlier context: countedSteps leaves them out). */
+  copied: number;
   /** `continued_trajectory_ref` of the file (not joined), or null. */
   continuation: string | null;
   /**
@@ -79,19 +81,27 @@ class StepTable {
   }
 }
 
+/** What one pass over a trajectory's bytes gives: where each step lies, the head's document, the agent's model from the steps, the copied-context steps counted. */
+interface StepScan {
+  table: StepTable;
+  headDoc: JsonDoc;
+  stepModel: string | null;
+  copied: number;
+}
+
+/** Byte offsets of every occurrence of `needle` in `b` (one linear pass). */
+function occurrences(b: Buffer, needle: string): number[] {
+  const out: number[] = [];
+  for (let k = b.indexOf(needle); k >= 0; k = b.indexOf(needle, k + needle.length)) out.push(k);
+  return out;
+}
+
 /**
- * Indexes an ATIF trajectory file for reading its steps a window at a time (see the module docs).
- * @param options.maxBytes largest file indexed (default MAX_STEP_INDEX_BYTES)
- * @throws NotIndexableError when the file is not one JSON object with a `steps` array (the caller loads it whole);
- *   RolloutLoadError (located) for a file over `maxBytes`, an unsupported schema version or header fields of the wrong types
+ * Indexes the steps of the trajectory whose bytes are `b` (see openSteppedRollout). A function of
+ * its own so that no closure of the opened rollout keeps the file's bytes alive after indexing.
+ * @throws NotIndexableError as openSteppedRollout says
  */
-export async function openSteppedRollout(file: string, files: FileAccess = nodeFiles, options: { maxBytes?: number } = {}): Promise<SteppedRollout> {
-  const maxBytes = options.maxBytes ?? MAX_STEP_INDEX_BYTES;
-  const st = await fs.promises.stat(file);
-  if (st.size > maxBytes) {
-    throw new RolloutLoadError(file, null, [{ file, line: null, column: null, pointer: null, expected: `a file of at most ${maxBytes} bytes to read by steps`, found: `${st.size} bytes` }]);
-  }
-  const b = await fs.promises.readFile(file);
+function scanSteps(file: string, b: Buffer): StepScan {
   const table = new StepTable();
   const head: Buffer[] = [];
   let start = b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
@@ -147,16 +157,6 @@ export async function openSteppedRollout(file: string, files: FileAccess = nodeF
   } catch (e) {
     throw e instanceof RolloutLoadError ? new NotIndexableError(file, 'its fields beside "steps" are not valid JSON') : e;
   }
-  const item = (i: number, bytes: Buffer): AtifStepItem => {
-    const text = bytes.toString('utf8');
-    const at = { line: table.line[i], column: table.column[i], chars: table.chars[i] };
-    // A step sits two levels deep (the object, its steps array): they count towards the nesting limit.
-    const doc = JsonDoc.parse(file, text, at.chars, new ItemLineIndex(text, at.line, at.column, at.chars), true, 2);
-    return { doc, item: i, range: doc.valueRange() };
-  };
-  const placed = (e: unknown, i: number): unknown =>
-    e instanceof RolloutLoadError ? new RolloutLoadError(e.file, e.format, e.issues.map((x) => ({ ...x, pointer: x.pointer?.startsWith('/steps/') ? x.pointer : `/steps/${i}${x.pointer ?? ''}` }))) : e;
-
   let stepModel: string | null = null;
   if (!(headDoc.get(['agent', 'model_name']) ?? null)) {
     for (let i = 0; i < Math.min(table.n, MODEL_LOOKAHEAD) && !stepModel; i++) {
@@ -167,6 +167,47 @@ export async function openSteppedRollout(file: string, files: FileAccess = nodeF
       }
     }
   }
+  // Steps whose top-level `is_copied_context` is true (countedSteps leaves them out): only steps whose bytes hold the key are parsed.
+  const marks = occurrences(b, '"is_copied_context"');
+  let copied = 0;
+  for (let i = 0, m = 0; i < table.n && m < marks.length; i++) {
+    const a = table.offset[i];
+    const z = a + table.length[i];
+    while (m < marks.length && marks[m] < a) m++;
+    if (m >= marks.length || marks[m] >= z) continue;
+    try {
+      const v = JSON.parse(b.subarray(a, z).toString('utf8')) as { is_copied_context?: unknown };
+      if (v?.is_copied_context === true) copied++;
+    } catch {
+      // A step that is no JSON fails the window that reads it.
+    }
+  }
+  return { table, headDoc, stepModel, copied };
+}
+
+/**
+ * Indexes an ATIF trajectory file for reading its steps a window at a time (see the module docs).
+ * @param options.maxBytes largest file indexed (default MAX_STEP_INDEX_BYTES)
+ * @throws NotIndexableError when the file is not one JSON object with a `steps` array (the caller loads it whole);
+ *   RolloutLoadError (located) for a file over `maxBytes`, an unsupported schema version or header fields of the wrong types
+ */
+export async function openSteppedRollout(file: string, files: FileAccess = nodeFiles, options: { maxBytes?: number } = {}): Promise<SteppedRollout> {
+  const maxBytes = options.maxBytes ?? MAX_STEP_INDEX_BYTES;
+  const st = await fs.promises.stat(file);
+  if (st.size > maxBytes) {
+    throw new RolloutLoadError(file, null, [{ file, line: null, column: null, pointer: null, expected: `a file of at most ${maxBytes} bytes to read by steps`, found: `${st.size} bytes` }]);
+  }
+  const { table, headDoc, stepModel, copied } = scanSteps(file, await fs.promises.readFile(file));
+  const item = (i: number, bytes: Buffer): AtifStepItem => {
+    const text = bytes.toString('utf8');
+    const at = { line: table.line[i], column: table.column[i], chars: table.chars[i] };
+    // A step sits two levels deep (the object, its steps array): they count towards the nesting limit.
+    const doc = JsonDoc.parse(file, text, at.chars, new ItemLineIndex(text, at.line, at.column, at.chars), true, 2);
+    return { doc, item: i, range: doc.valueRange() };
+  };
+  const placed = (e: unknown, i: number): unknown =>
+    e instanceof RolloutLoadError ? new RolloutLoadError(e.file, e.format, e.issues.map((x) => ({ ...x, pointer: x.pointer?.startsWith('/steps/') ? x.pointer : `/steps/${i}${x.pointer ?? ''}` }))) : e;
+
   let h: AtifHead;
   try {
     h = await loadAtifHead(headDoc, files, stepModel);
@@ -182,6 +223,7 @@ export async function openSteppedRollout(file: string, files: FileAccess = nodeF
     file,
     rollout: h.rollout,
     count,
+    copied,
     continuation: h.continuation,
     async read(from: number, n: number): Promise<Step[]> {
       const a = Math.max(0, Math.min(count, Math.floor(from)));

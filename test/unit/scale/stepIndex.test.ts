@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RolloutLoadError } from '../../../src/core/errors';
 import { loadFile } from '../../../src/core/load';
-import type { Rollout } from '../../../src/core/model';
+import { countedSteps, type Rollout } from '../../../src/core/model';
 import { NotIndexableError } from '../../../src/core/scale/indexBase';
 import { openSteppedRollout } from '../../../src/core/scale/stepIndex';
 import { sample, sampleJson, tmpDir } from '../samples';
@@ -26,6 +26,7 @@ async function sameAsFullLoad(file: string, window = 2): Promise<void> {
   const full = (await loadFile(file)).rollouts[0];
   const lazy = await openSteppedRollout(file);
   assert.equal(lazy.count, full.steps.length);
+  assert.equal(lazy.copied, full.steps.length - countedSteps(full), `${file}: steps copied from an earlier context`);
   assert.deepEqual(lazy.rollout, head(full));
   assert.deepEqual(await lazy.read(0, lazy.count), full.steps);
   const parts = [];
@@ -52,6 +53,15 @@ describe('scale/stepIndex: an ATIF trajectory read a window of steps at a time',
     await sameAsFullLoad(file, 3);
     const lazy = await openSteppedRollout(file);
     assert.ok(lazy.rollout.task.id, 'the trial result is joined');
+    // A copied step, one that says false, and a nested key of that name are told apart.
+    const copiedSrc = sampleJson(SAMPLES[1]);
+    copiedSrc.steps[0].is_copied_context = true;
+    copiedSrc.steps[1].is_copied_context = false;
+    copiedSrc.steps[2].extra = { is_copied_context: true };
+    const copiedFile = path.join(dir, 'copied.json');
+    fs.writeFileSync(copiedFile, JSON.stringify(copiedSrc));
+    await sameAsFullLoad(copiedFile, 2);
+    assert.equal((await openSteppedRollout(copiedFile)).copied, 1);
     const last = await lazy.read(lazy.count - 1, 5);
     assert.deepEqual(last[0].links?.map((l) => l.missing), [null, 'the reference names no trajectory_path']);
   });
