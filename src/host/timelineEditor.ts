@@ -7,80 +7,45 @@
  * becomes a `loadError` message. What the panel keeps about its webview (ready, load order, the
  * rollout shown, the step to reveal, the last step selected) is a TimelineSession
  * (timelineSession.ts). Step scores and replay are TimelineFeatures (timelineFeature.ts) handed
- * to the provider; labels are the panel's own, through the LabelService.
+ * to the provider; labels are the panel's own (timeline/timelineLabels.ts), through the LabelService.
  *
- * Live follow(docs/live-follow.md): a JSONL file whose format has an incremental reader
+ * Live follow (docs/live-follow.md): a JSONL file whose format has an incremental reader
  * (`FormatLoader.stream`) is opened through core `JsonlFollower`: the first steps are shown from its
- * first part, the rest is read in slices on this thread (FollowLoop), and the file is then watched
- * and read from its last offset as it grows; new and changed steps go to the webview as
- * `rolloutUpdate`. Other files are read again whole after they change, at most every few seconds.
+ * first part and the rest is read on by a LiveFollow (timeline/liveFollow.ts); new and changed steps
+ * go to the webview as `rolloutUpdate`. Other files are read again whole after they change, at most
+ * every few seconds (timeline/reloadThrottle.ts).
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LoadedFile } from '../core/load';
 import type { Rollout, RolloutLink, Step } from '../core/model';
 import { findLinkTarget } from '../core/links';
-import { describeJob } from '../core/formats/harborJob';
 import { isWebviewMessage, type HostMessage, type LabelAction, type LiveInfo, type LoadErrorMessage, type ViewConfig, type WebviewMessage } from '../shared/protocol';
 import { readSettings } from './config';
 import type { RolloutFiles } from './rolloutFiles';
 import type { HighlightQuery } from '../shared/highlight';
-import { readCastMessage } from './castFile';
+import { rolloutCastMessage } from './castFile';
 import type { LabelSession } from './labelSession';
 import type { LabelService } from './labels';
-import { castError, errorToMessage, makeNonce, timelineHtml } from './present';
+import { errorToMessage, makeNonce, timelineHtml } from './present';
 import { rolloutMessage, rolloutUpdateMessage } from './rolloutMessage';
-import { LoadedSource, openRolloutSource, type RolloutSource } from './rolloutSource';
+import { LoadedSource, type RolloutSource } from './rolloutSource';
 import { StepSlices } from './stepSlices';
 import type { TimelineFeature, TimelineView } from './timelineFeature';
 import { TimelineSession } from './timelineSession';
-import { FollowLoop, JsonlFollower, watchFile, type FileWatch, type FollowResult } from '../core/follow';
-import { liveFiles } from './liveFiles';
+import { JsonlFollower } from '../core/follow';
+import { LiveFollow } from './timeline/liveFollow';
+import { openLocation, revealInSource } from './timeline/locations';
+import { readTimelineSource } from './timeline/readSource';
+import { ReloadThrottle } from './timeline/reloadThrottle';
+import { TimelineLabels } from './timeline/timelineLabels';
 
 export const TIMELINE_VIEW_TYPE = 'trajectoryInspector.timeline';
 /** Context key: true while at least one timeline is open (enables the step commands). */
 const HAS_TIMELINE_KEY = 'trajectoryInspector.hasTimeline';
-/** Reloads after a file change wait this long for the writes to settle. */
-const RELOAD_DEBOUNCE_MS = 300;
-/**
- * A file read again whole when it changes (a format without an incremental reader) is read at most
- * once per this many times its last load took, and at least every RELOAD_MAX_GAP_MS while it keeps
- * changing: a file that takes 1 s to load and is rewritten every second is read every 4 s, so a
- * growing file never keeps the host busy more than a fifth of the time.
- */
-const RELOAD_LOAD_FACTOR = 4;
-const RELOAD_MAX_GAP_MS = 30_000;
-/** While a large file is read progressively, new steps go to the webview at most this often (ms). */
-const PROGRESS_POST_MS = 150;
-/** Bytes read per slice while catching up with a large file (one slice's parse holds the host's thread). */
-const FOLLOW_SLICE_BYTES = 512 * 1024;
-
 class TimelineDocument implements vscode.CustomDocument {
   constructor(readonly uri: vscode.Uri) {}
   dispose(): void {}
-}
-
-/** Opens the raw file as text with `range` (UTF-16 offsets) selected and revealed. */
-export async function revealInSource(file: string, range: { start: number; end: number } | null, line: number | null = null): Promise<void> {
-  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
-  let selection: vscode.Selection;
-  if (range) {
-    selection = new vscode.Selection(doc.positionAt(range.start), doc.positionAt(range.end));
-  } else {
-    const l = Math.max(0, Math.min(doc.lineCount - 1, (line ?? 1) - 1));
-    selection = new vscode.Selection(l, 0, l, 0);
-  }
-  const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, selection, preview: true });
-  editor.revealRange(new vscode.Range(selection.start, selection.start), vscode.TextEditorRevealType.AtTop);
-}
-
-/** Opens a file at a 1-based line / column (load-error links). */
-async function openLocation(file: string, line: number | null, column: number | null): Promise<void> {
-  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
-  const l = Math.max(0, Math.min(doc.lineCount - 1, (line ?? 1) - 1));
-  const pos = new vscode.Position(l, Math.max(0, (column ?? 1) - 1));
-  const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, selection: new vscode.Selection(pos, pos) });
-  editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenter);
 }
 
 /** One open timeline editor. */
@@ -91,30 +56,19 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
   /** The file's rollouts (null until loaded, and when it could not be). */
   private source: RolloutSource | null = null;
   private error: LoadErrorMessage | null = null;
-  private reloadTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the file is read again whole after it changed. */
+  private readonly reloads = new ReloadThrottle(() => void this.load());
   private disposed = false;
-  /** The labels of this file (shared with other timelines of the file); null until opened. */
-  private labelSession: LabelSession | null = null;
-  private labelUnsub: (() => void) | null = null;
-  /** Why the labels could not be opened (shown in the webview instead of labels). */
-  private labelOpenError: { journal: string; message: string } | null = null;
-  private labelOpenSeq = 0;
+  /** The labels of this file (its label session, opened once the file is loaded). */
+  private readonly labelState: TimelineLabels;
   /** Step heads of a large rollout and the answers to the webview's `loadSteps` requests. */
   private readonly slices = new StepSlices();
   /** The file followed through its loader's incremental reader (live follow); null when read whole. */
-  private follower: JsonlFollower | null = null;
-  private followLoop: FollowLoop | null = null;
-  private fileWatch: FileWatch | null = null;
-  /** Rollouts changed since the last post (index → first changed step), and the timer that posts them. */
-  private pendingChanges = new Map<number, number>();
-  private postTimer: ReturnType<typeof setTimeout> | undefined;
+  private follow: LiveFollow | null = null;
   /** Steps of the rollout shown the webview has (what a `rolloutUpdate` starts from). */
   private sentSteps = 0;
   /** How the file is kept up with (sent with the rollout). */
   private live: LiveInfo | null = null;
-  /** How long the last whole load took, and when it ended (the throttle of reloads). */
-  private lastLoadMs = 0;
-  private lastLoadEnd = 0;
 
   constructor(
     readonly uri: vscode.Uri,
@@ -134,6 +88,10 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
         },
       },
       initialRollout ?? 0,
+    );
+    this.labelState = new TimelineLabels(this, this.session,
+      owner.labels,
+      owner.output,
     );
     const roots = [vscode.Uri.joinPath(extensionUri, 'dist'), vscode.Uri.joinPath(extensionUri, 'media')];
     panel.webview.options = { enableScripts: true, localResourceRoots: roots };
@@ -162,7 +120,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
       }),
       panel.onDidDispose(() => this.dispose()),
       owner.labels.onReopen(() => {
-        if (this.source) void this.openLabels(this.source.file.rollouts);
+        if (this.source) void this.labelState.open(this.source.file.rollouts);
       }),
     );
     if (uri.scheme === 'file') {
@@ -208,43 +166,20 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
 
   /** The file changed on disk (VS Code's watcher): a followed file is read on; another one read again, throttled. */
   private fileChanged(): void {
-    if (this.followLoop) this.followLoop.poke();
-    else this.scheduleReload();
-  }
-
-  /**
-   * Reads the file again whole soon: RELOAD_DEBOUNCE_MS after the first change (later changes do not
-   * push it back: a file written continuously is still read), and no sooner than RELOAD_LOAD_FACTOR
-   * times the last load's duration after that load ended.
-   */
-  private scheduleReload(): void {
-    if (this.reloadTimer !== undefined) return;
-    const gap = Math.min(RELOAD_MAX_GAP_MS, RELOAD_LOAD_FACTOR * this.lastLoadMs);
-    const wait = Math.max(RELOAD_DEBOUNCE_MS, this.lastLoadEnd + gap - Date.now());
-    this.reloadTimer = setTimeout(() => {
-      this.reloadTimer = undefined;
-      void this.load();
-    }, wait);
+    if (this.follow) this.follow.poke();
+    else this.reloads.schedule();
   }
 
   /** Stops following the file (before it is read again, or when the panel closes). */
   private stopFollow(): void {
-    this.followLoop?.close();
-    this.followLoop = null;
-    this.fileWatch?.close();
-    this.fileWatch = null;
-    if (this.follower) liveFiles.release(this.uri.fsPath, this);
-    this.follower = null;
-    clearTimeout(this.postTimer);
-    this.postTimer = undefined;
-    this.pendingChanges.clear();
+    this.follow?.close();
+    this.follow = null;
   }
 
   /** (Re)reads the file. A newer load supersedes an older one still in flight. */
   async load(): Promise<void> {
     const load = this.session.beginLoad();
-    clearTimeout(this.reloadTimer);
-    this.reloadTimer = undefined;
+    this.reloads.cancel();
     this.stopFollow();
     this.post({ type: 'loading', file: this.uri.fsPath });
     let source: RolloutSource | null = null;
@@ -265,22 +200,10 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
         this.startFollow(follower);
         return;
       }
-      try {
-        source = await openRolloutSource(this.uri.fsPath, { files: this.owner.files, show: this.rolloutIndex, supersede: this });
-        if (source.count === 0) {
-          const f = source.file;
-          error = f.job
-            ? { ...errorToMessage(this.uri.fsPath, new Error([...describeJob(f.job), '', 'Its trials are read from their own folders: open them from the Rollouts view.'].join('\n'))), title: 'Harbor job result (its trials are in their own folders)' }
-            : errorToMessage(this.uri.fsPath, new Error(`The file was read as ${f.format} but holds no rollouts.`));
-          source = null;
-        }
-      } catch (e) {
-        error = errorToMessage(this.uri.fsPath, e);
-      }
+      ({ source, error } = await readTimelineSource(this.uri.fsPath, { files: this.owner.files, show: this.rolloutIndex, supersede: this }));
     }
     if (!this.session.isCurrent(load) || this.disposed) return;
-    this.lastLoadEnd = Date.now();
-    this.lastLoadMs = this.lastLoadEnd - started;
+    this.reloads.loaded(started);
     this.source = source;
     this.error = error;
     this.live = source && this.uri.scheme === 'file' ? { mode: 'reload', state: 'live', bytes: 0, size: 0 } : null;
@@ -292,8 +215,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
   private sourceOpened(source: RolloutSource): void {
     const rollouts = source.file.rollouts;
     this.session.clamp(source.count, (i) => rollouts[i].steps.length);
-    if (this.labelSession) this.labelSession.setRollouts(rollouts);
-    else void this.openLabels(rollouts);
+    this.labelState.rolloutsRead(rollouts);
     const link = this.pendingLink;
     this.pendingLink = null;
     const t = link ? findLinkTarget(rollouts, link) : null;
@@ -304,179 +226,74 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
 
   /** Shows what `f` read of the file so far and follows it from there. */
   private startFollow(f: JsonlFollower): void {
-    this.follower = f;
     this.source = new LoadedSource(f.loaded);
     this.error = null;
-    this.live = this.liveInfo(f);
     this.sourceOpened(this.source);
-    liveFiles.set(this.uri.fsPath, this, f.loaded);
+    const follow = (this.follow = new LiveFollow(f, this.uri.fsPath, this, {
+      changed: (changes, live) => {
+        if (this.follow !== follow || this.disposed) return;
+        this.live = live;
+        this.postChanges(follow, changes);
+      },
+      stateChanged: (live) => {
+        if (this.follow !== follow || this.disposed) return;
+        this.live = live;
+        this.post({ type: 'live', live });
+      },
+      reset: (reason) => {
+        if (this.follow !== follow || this.disposed) return;
+        this.owner.output.info(`timeline: ${path.basename(this.uri.fsPath)}: ${reason}; reading it again`);
+        void this.load();
+      },
+    }));
+    this.live = follow.info;
     this.sendCurrent();
-    const loop = (this.followLoop = new FollowLoop(f, (r) => this.onFollow(f, r), { sliceBytes: FOLLOW_SLICE_BYTES }));
-    this.fileWatch = watchFile(this.uri.fsPath, () => loop.poke());
-    if (!f.caughtUp) loop.poke();
     this.owner.output.info(`timeline: following ${path.basename(this.uri.fsPath)} (${f.loader.id}${f.caughtUp ? '' : `, ${f.bytesRead} of ${f.fileSize} bytes read, the rest in slices`})`);
   }
 
-  private liveInfo(f: JsonlFollower): LiveInfo {
-    return { mode: 'stream', state: f.isDeleted ? 'deleted' : f.caughtUp ? 'live' : 'reading', bytes: f.bytesRead, size: f.fileSize };
-  }
-
-  /** One read of the followed file: changes are gathered and posted (at once when caught up, else every PROGRESS_POST_MS). */
-  private onFollow(f: JsonlFollower, r: FollowResult): void {
-    if (this.follower !== f || this.disposed) return;
-    switch (r.kind) {
-      case 'update':
-        for (const c of r.changes) this.pendingChanges.set(c.index, Math.min(this.pendingChanges.get(c.index) ?? Infinity, c.changedFrom));
-        break;
-      case 'reset':
-        this.owner.output.info(`timeline: ${path.basename(this.uri.fsPath)}: ${r.reason}; reading it again`);
-        void this.load();
-        return;
-      case 'same':
-      case 'deleted':
-        break;
-    }
-    const live = this.liveInfo(f);
-    const stateChanged = live.state !== this.live?.state;
-    this.live = live;
-    if (!this.pendingChanges.size) {
-      if (stateChanged) this.post({ type: 'live', live });
-      return;
-    }
-    if (live.state !== 'reading') this.postChanges();
-    else this.postTimer ??= setTimeout(() => this.postChanges(), PROGRESS_POST_MS);
-  }
-
   /** Tells labels, scores, the Rollouts view and the webview what the reads since the last post changed. */
-  private postChanges(): void {
-    clearTimeout(this.postTimer);
-    this.postTimer = undefined;
-    const f = this.follower;
+  private postChanges(follow: LiveFollow, changes: ReadonlyMap<number, number>): void {
     const source = this.source;
     const loaded = source?.file;
-    if (!f || !source || !loaded || loaded !== f.loaded) return;
-    const changes = this.pendingChanges;
-    this.pendingChanges = new Map();
-    this.labelSession?.setRollouts(loaded.rollouts);
+    if (!source || !loaded || loaded !== follow.follower.loaded) return;
+    this.labelState.update(loaded.rollouts);
     const byId = new Map<string, number>();
     for (const [i, from] of changes) if (loaded.rollouts[i]) byId.set(loaded.rollouts[i].id, from);
     for (const feature of this.owner.features) feature.rolloutsChanged?.(this, loaded.rollouts, byId);
-    liveFiles.set(this.uri.fsPath, this, loaded);
+    follow.publish();
     this.session.clamp(source.count, (i) => loaded.rollouts[i].steps.length);
     const r = this.rollout;
     if (!r || !this.session.isReady) return; // a webview shown again gets the whole rollout (sendCurrent)
     const from = Math.min(changes.get(this.rolloutIndex) ?? r.steps.length, this.sentSteps, r.steps.length);
-    this.post(rolloutUpdateMessage(source, this.rolloutIndex, from, this.slices.update(r, from), this.live ?? this.liveInfo(f)));
+    this.post(rolloutUpdateMessage(source, this.rolloutIndex, from, this.slices.update(r, from), this.live ?? follow.info));
     this.sentSteps = r.steps.length;
   }
 
   // ------------------------------------------------------------ labels
 
-  /** Opens (or re-opens, after the annotator changed) the label session of this file. */
-  private async openLabels(rollouts: Rollout[]): Promise<void> {
-    const seq = ++this.labelOpenSeq;
-    const labels = this.owner.labels;
-    let session: LabelSession | null = null;
-    let error: { journal: string; message: string } | null = null;
-    try {
-      session = await labels.acquire(this.uri.fsPath, rollouts);
-    } catch (e) {
-      const journal = labels.locate(this.uri.fsPath).journal;
-      error = { journal, message: e instanceof Error ? e.message : String(e) };
-      this.owner.output.error(`labels: cannot open ${journal}: ${error.message}`);
-    }
-    if (seq !== this.labelOpenSeq || this.disposed) {
-      if (session) labels.release(session);
-      return;
-    }
-    this.dropLabels();
-    this.labelSession = session;
-    this.labelOpenError = error;
-    if (session) {
-      this.labelUnsub = session.onChange(() => this.sendLabels());
-    }
-    this.sendLabels();
-  }
-
-  private dropLabels(): void {
-    this.labelUnsub?.();
-    this.labelUnsub = null;
-    if (this.labelSession) this.owner.labels.release(this.labelSession);
-    this.labelSession = null;
-  }
-
-  /** Posts the labels of the rollout shown. */
-  private sendLabels(): void {
-    const r = this.rollout;
-    if (!r || !this.session.isReady) return;
-    if (this.labelSession) {
-      this.post(this.labelSession.message(this.rolloutIndex, r.id, this.session.labelSeq));
-    } else if (this.labelOpenError) {
-      const e = this.labelOpenError;
-      this.post({ type: 'labels', rolloutIndex: this.rolloutIndex, rolloutId: r.id, annotator: this.owner.labels.currentAnnotator, labels: [], unsaved: [], journal: e.journal, error: `labels are off for this file: ${e.message}`, warnings: [], seq: this.session.labelSeq });
-    }
-  }
-
-  /** The label session, or null after telling the user why there is none. */
-  private sessionOrExplain(): LabelSession | null {
-    if (this.labelSession) return this.labelSession;
-    const why = this.labelOpenError?.message ?? 'the labels of this file are still loading';
-    void vscode.window.showWarningMessage(`Trajectory Inspector: cannot label now: ${why}`);
-    return null;
-  }
-
-  /** Runs a label op; an error writing is shown with Retry (the change stays in memory). */
-  private async labelOp(seq: number | undefined, fn: (s: LabelSession) => Promise<unknown>): Promise<void> {
-    const session = this.sessionOrExplain();
-    // Requests are handled in the order they came (the session serialises its ops), so once this
-    // one is done every request up to `seq` is: the answer says so, and the webview drops its
-    // in-flight copies of them.
-    const answered = (): void => {
-      this.session.labelAnswered(seq);
-      this.sendLabels();
-    };
-    if (!session) {
-      answered();
-      return;
-    }
-    try {
-      await fn(session);
-    } finally {
-      answered();
-    }
-    if (session.error) this.owner.labels.reportWriteError(session);
-  }
-
   /** Sets the user's label (value and/or note) of a step of the rollout shown, or its verdict (`stepIndex` null). */
-  async setLabel(stepIndex: number | null, change: { value?: 1 | 0 | -1 | null; note?: string | null }, seq?: number): Promise<void> {
-    const r = this.rollout;
-    if (!r) return;
-    await this.labelOp(seq, (s) => s.run({ kind: 'apply', changes: [{ rolloutId: r.id, stepIndex, ...change }] }));
+  setLabel(stepIndex: number | null, change: { value?: 1 | 0 | -1 | null; note?: string | null }, seq?: number): Promise<void> {
+    return this.labelState.setLabel(stepIndex, change, seq);
   }
 
-  async markFirstError(stepIndex: number, seq?: number): Promise<void> {
-    const r = this.rollout;
-    if (!r) return;
-    await this.labelOp(seq, (s) => s.run({ kind: 'firstError', rolloutId: r.id, stepIndex }));
+  /** Marks step `stepIndex` of the rollout shown as its first error. */
+  markFirstError(stepIndex: number, seq?: number): Promise<void> {
+    return this.labelState.markFirstError(stepIndex, seq);
   }
 
-  async undoLabel(seq?: number): Promise<void> {
-    await this.labelOp(seq, async (s) => {
-      if (!(await s.undo()) && !s.error) void vscode.window.setStatusBarMessage('Trajectory Inspector: nothing to undo', 3000);
-    });
+  /** Undoes the user's last label change of the file. */
+  undoLabel(seq?: number): Promise<void> {
+    return this.labelState.undo(seq);
   }
 
-  async redoLabel(seq?: number): Promise<void> {
-    await this.labelOp(seq, async (s) => {
-      if (!(await s.redo()) && !s.error) void vscode.window.setStatusBarMessage('Trajectory Inspector: nothing to redo', 3000);
-    });
+  /** Redoes the last label change undone. */
+  redoLabel(seq?: number): Promise<void> {
+    return this.labelState.redo(seq);
   }
 
   /** The user's current verdict on the rollout shown (for the verdict picker). */
   get verdict(): 1 | 0 | -1 | null {
-    const r = this.rollout;
-    if (!r || !this.labelSession) return null;
-    return this.labelSession.message(this.rolloutIndex, r.id, null).labels.find((l) => l.stepIndex === null && l.annotator === this.labelSession!.annotator)?.value ?? null;
+    return this.labelState.verdict;
   }
 
   /** A labelling command: the webview does what its key does. False when no webview can take it. */
@@ -495,12 +312,12 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
 
   /** The label session of this file, once open. */
   get labels(): LabelSession | null {
-    return this.labelSession;
+    return this.labelState.current;
   }
 
   /** The path of this file's journal. */
   get journalPath(): string {
-    return this.labelSession?.journal ?? this.owner.labels.locate(this.uri.fsPath).journal;
+    return this.labelState.journalPath;
   }
 
   get loadedFile(): LoadedFile | null {
@@ -522,14 +339,14 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
       void source.rollout(i).then(
         () => {
           if (this.source !== source) return;
-          this.labelSession?.setRollouts(source.file.rollouts);
+          this.labelState.update(source.file.rollouts);
           this.sendCurrent();
         },
         (e) => this.source === source && this.post(errorToMessage(this.uri.fsPath, e)),
       );
       return;
     }
-    const live = this.live ? (this.follower ? this.liveInfo(this.follower) : this.live) : null;
+    const live = this.live ? (this.follow ? this.follow.info : this.live) : null;
     const reveal = this.session.takeReveal();
     const msg = rolloutMessage(source, i, reveal, this.config(), { slices: this.slices, live });
     this.post(msg);
@@ -537,7 +354,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
     this.pendingHighlight = null;
     if (hl && hl.step === reveal) this.post({ type: 'highlight', rolloutIndex: i, index: hl.step, query: hl.query });
     this.sentSteps = msg.rollout.steps.length;
-    this.sendLabels();
+    this.labelState.send();
     for (const feature of this.owner.features) feature.onShown?.(this);
   }
 
@@ -610,13 +427,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
   /** Reads the terminal recording of rollout `rolloutIndex` with core `parseAsciicast` and posts it (or why it cannot be shown). */
   private async sendCast(rolloutIndex: number): Promise<void> {
     const r = this.source?.file.rollouts[rolloutIndex];
-    if (!r) return;
-    const rec = r.recording;
-    if (!rec) {
-      this.post(castError(rolloutIndex, r.id, '', 'This rollout has no terminal recording.'));
-      return;
-    }
-    this.post(await readCastMessage(rolloutIndex, r.id, rec.path));
+    if (r) this.post(await rolloutCastMessage(rolloutIndex, r));
   }
 
   /**
@@ -700,12 +511,11 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    clearTimeout(this.reloadTimer);
+    this.reloads.cancel();
     this.stopFollow();
     this.session.cancelLoads();
     this.source = null;
-    this.labelOpenSeq++;
-    this.dropLabels();
+    this.labelState.dispose();
     for (const feature of this.owner.features) feature.onClosed?.(this);
     while (this.disposables.length) this.disposables.pop()?.dispose();
     this.owner.forget(this);
