@@ -18,7 +18,7 @@ import { harborScanFilter } from '../core/formats/harborLayout';
 import { nodeFiles } from '../core/nodeFiles';
 import { mergeEntries, readJournal } from '../core/labels/journal';
 import type { RolloutFiles } from './rolloutFiles';
-import { liveFiles } from './liveFiles';
+import type { LiveFiles } from './liveFiles';
 import type { LoadedFile } from '../core/load';
 import type { FormatId } from '../core/model';
 import { NotIndexableError } from '../core/scale/rolloutIndex';
@@ -147,6 +147,8 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     private readonly output: vscode.LogOutputChannel,
     settings: Pick<SettingsWatcher, 'onDidChange'>,
     private readonly reader: RolloutFiles,
+    /** The files timelines follow: their rollouts are taken from there instead of read again. */
+    private readonly liveFiles: LiveFiles,
     private readonly state?: vscode.Memento,
     /** The label journal of a rollout file (for the label filters); absent: no label state. */
     private readonly journalOf?: (file: string) => string,
@@ -176,7 +178,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     );
     this.watch();
     // A file a timeline follows: its rollouts as the timeline read them, not read again here.
-    this.disposables.push({ dispose: liveFiles.onChange((file, loaded) => this.liveChanged(file, loaded)) });
+    this.disposables.push({ dispose: this.liveFiles.onChange((file, loaded) => this.liveChanged(file, loaded)) });
     // Label journals change as people label: re-read the label state of the files (not the files).
     const journals = vscode.workspace.createFileSystemWatcher('**/.trajectory-labels/**/*.labels.jsonl');
     const onJournal = (): void => {
@@ -618,7 +620,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     if (stat.mtime === node.mtime && stat.size === node.size && node.state.kind !== 'pending') return;
     node.mtime = stat.mtime;
     node.size = stat.size;
-    const live = node.uri.scheme === 'file' ? liveFiles.get(node.uri.fsPath) : undefined;
+    const live = node.uri.scheme === 'file' ? this.liveFiles.get(node.uri.fsPath) : undefined;
     if (live) {
       this.fromLoaded(node, live);
       await this.readLabels(node);

@@ -34,6 +34,7 @@ import { StepSlices } from './stepSlices';
 import type { TimelineFeature, TimelineView } from './timelineFeature';
 import { TimelineSession } from './timelineSession';
 import { JsonlFollower } from '../core/follow';
+import type { LiveFiles } from './liveFiles';
 import { LiveFollow } from './timeline/liveFollow';
 import { openLocation, revealInSource } from './timeline/locations';
 import { readTimelineSource } from './timeline/readSource';
@@ -229,7 +230,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
     this.source = new LoadedSource(f.loaded);
     this.error = null;
     this.sourceOpened(this.source);
-    const follow = (this.follow = new LiveFollow(f, this.uri.fsPath, this, {
+    const follow = (this.follow = new LiveFollow(f, this.uri.fsPath, this.owner.liveFiles, this, {
       changed: (changes, live) => {
         if (this.follow !== follow || this.disposed) return;
         this.live = live;
@@ -528,6 +529,8 @@ export interface TimelineOptions {
   files: RolloutFiles;
   /** The features every timeline tells what it shows (step scores, replay), in this order. */
   features: readonly TimelineFeature[];
+  /** The followed-files registry the timelines publish what they follow to (the Rollouts view reads it). */
+  liveFiles: LiveFiles;
 }
 
 /** Registers the custom editor and tracks open timelines for the commands. */
@@ -541,6 +544,7 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
   private readonly disposables: vscode.Disposable[] = [];
   readonly files: RolloutFiles;
   readonly features: readonly TimelineFeature[];
+  readonly liveFiles: LiveFiles;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -550,6 +554,7 @@ export class TimelineEditorProvider implements vscode.CustomReadonlyEditorProvid
   ) {
     this.files = options.files;
     this.features = [...options.features];
+    this.liveFiles = options.liveFiles;
     this.disposables.push(
       vscode.window.registerCustomEditorProvider(TIMELINE_VIEW_TYPE, this, {
         supportsMultipleEditorsPerDocument: true,

@@ -4,11 +4,11 @@
  * (FollowLoop) until it is caught up, then watched and read from its last offset as it grows. The
  * rollouts each read changed are gathered and handed to the timeline at once when caught up, else
  * at most every PROGRESS_POST_MS; what the follower has read is published to the followed-files
- * registry (liveFiles.ts) for the Rollouts view. Nothing here posts to a webview.
+ * registry (LiveFiles, liveFiles.ts) for the Rollouts view. Nothing here posts to a webview.
  */
 import { FollowLoop, watchFile, type FileWatch, type FollowResult, type JsonlFollower } from '../../core/follow';
 import type { LiveInfo } from '../../shared/protocol';
-import { liveFiles } from '../liveFiles';
+import type { LiveFiles } from '../liveFiles';
 
 /** While a large file is read progressively, new steps go to the webview at most this often (ms). */
 const PROGRESS_POST_MS = 150;
@@ -42,12 +42,13 @@ export class LiveFollow {
 
   /**
    * Starts following `file` with `follower` (opened already, its first part read) on behalf of
-   * `owner` (the timeline, as the followed-files registry knows it); reads on at once when the
-   * follower has not caught up.
+   * `owner` (the timeline, as the followed-files registry `liveFiles` knows it); reads on at once
+   * when the follower has not caught up.
    */
   constructor(
     readonly follower: JsonlFollower,
     private readonly file: string,
+    private readonly liveFiles: LiveFiles,
     private readonly owner: object,
     private readonly listener: LiveFollowListener,
   ) {
@@ -70,7 +71,7 @@ export class LiveFollow {
 
   /** Tells the followed-files registry what the follower has read now (after the timeline took a change). */
   publish(): void {
-    if (!this.closed) liveFiles.set(this.file, this.owner, this.follower.loaded);
+    if (!this.closed) this.liveFiles.set(this.file, this.owner, this.follower.loaded);
   }
 
   /** One read of the file: changes are gathered and handed over (at once when caught up, else every PROGRESS_POST_MS). */
@@ -113,7 +114,7 @@ export class LiveFollow {
     this.closed = true;
     this.loop.close();
     this.watch.close();
-    liveFiles.release(this.file, this.owner);
+    this.liveFiles.release(this.file, this.owner);
     clearTimeout(this.postTimer);
     this.postTimer = undefined;
     this.pending.clear();
