@@ -7,7 +7,8 @@ import { promises as fsp } from 'node:fs';
 import { parseAsciicast } from '../core/formats/asciicast';
 import type { Rollout } from '../core/model';
 import type { CastMessage } from '../shared/castProtocol';
-import { MAX_CAST_CHARS, MAX_CAST_FILE_BYTES, castError, castView, formatBytes } from './present';
+import { MAX_CAST_CHARS, MAX_CAST_FILE_BYTES, castError, castView } from './castView';
+import { formatBytes } from '../shared/text';
 
 /** Limits (overridable for tests). */
 export interface CastLimits {

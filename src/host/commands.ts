@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { CommandTable } from './commandTable';
 import { notifyInfo } from './notify';
-import { parseStepNumber, stepPickItems, type StepPickItem } from './present';
+import { parseStepNumber, stepPickItems, type StepPickItem } from './stepPick';
 import { filterRolloutsPick } from './rolloutFilterPick';
 import { SORT_KEYS, SORT_LABELS, isSortKey } from './rolloutTree';
 import { OPEN_ROLLOUT_COMMAND, type RolloutsView } from './rolloutsView';

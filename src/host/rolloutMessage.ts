@@ -6,7 +6,7 @@
  */
 import { formatIssue } from '../core/errors';
 import { FILE_ISSUES_MAX, PICKER_MAX, pickerPositions, type LiveInfo, type RolloutMessage, type RolloutUpdateMessage, type ViewConfig } from '../shared/protocol';
-import { fileLabel } from './present';
+import { fileLabel } from './fileLabel';
 import type { RolloutSource } from './rolloutSource';
 import type { StepSlices } from './stepSlices';
 

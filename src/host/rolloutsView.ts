@@ -26,7 +26,12 @@ import { summarizeIndexed } from '../core/scale/summaries';
 import { readSettings, type SettingsWatcher } from './config';
 import { wantsIndex } from './dumpIndexes';
 import { formatReward } from '../shared/text';
-import { derivedText, describeCounts, errorSummary, fileLabel, joinGlobs, mapLimit, resolvedText } from './present';
+import { derivedText, describeCounts, resolvedText } from './rolloutSummary';
+import { errorSummary } from './loadErrors';
+import { fileLabel } from './fileLabel';
+import { fileSizeText } from './fileSize';
+import { joinGlobs } from './globs';
+import { mapLimit } from './mapLimit';
 import {
   DEFAULT_OPTIONS,
   FILTER_LABELS,
@@ -109,10 +114,6 @@ function passIcon(p: 'passed' | 'failed' | 'unknown'): vscode.ThemeIcon {
   if (p === 'passed') return new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
   if (p === 'failed') return new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
   return new vscode.ThemeIcon('circle-large-outline');
-}
-
-function sizeText(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }
 
 /** Icon of a task or collection: passed / failed when all its judged trials agree. */
@@ -437,7 +438,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
         item.contextValue = 'rolloutFile';
         break;
       case 'large':
-        item.description = `${sizeText(st.bytes)} · open to load`;
+        item.description = `${fileSizeText(st.bytes)} · open to load`;
         item.iconPath = new vscode.ThemeIcon('file');
         item.tooltip = `${rel}\nLarge file: not summarised here. Open it to see its steps.`;
         item.contextValue = 'rolloutFile';

@@ -17,7 +17,8 @@ import type {
 } from '../../shared/compareProtocol';
 import { labelState } from '../rolloutTree';
 import { stepGist } from '../../shared/text';
-import { fileLabel, webviewHtml, type HtmlParts } from '../present';
+import { fileLabel } from '../fileLabel';
+import { webviewHtml, type HtmlParts } from '../webviewHtml';
 
 /** A current label of any annotator (core `CurrentLabel` fields the view needs). */
 export interface LabelLike {

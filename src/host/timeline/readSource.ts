@@ -5,7 +5,7 @@
  */
 import { describeJob } from '../../core/formats/harborJob';
 import type { LoadErrorMessage } from '../../shared/protocol';
-import { errorToMessage } from '../present';
+import { errorToMessage } from '../loadErrors';
 import { openRolloutSource, type OpenSourceOptions, type RolloutSource } from '../rolloutSource';
 
 /** The outcome of reading a timeline's file: exactly one of the two is non-null. */

@@ -9,8 +9,7 @@ import { customElement, property } from 'lit/decorators.js';
 import type { Rollout } from '../../../src/shared/model';
 import { outcomeText, resolvedWord } from '../../../src/shared/outcome';
 import { PICKER_MAX, pickerPositions, type RolloutMessage } from '../../../src/shared/protocol';
-import { formatCost, formatCount, formatDuration, formatReward, parseTime } from '../../format';
-import { formatSize } from '../../stepStore';
+import { formatBytes, formatCost, formatCount, formatDuration, formatReward, parseTime } from '../../format';
 import { openLink, openLocation, selectRollout } from '../../timeline/actions';
 import { rolloutCount } from '../../timeline/state';
 import { linkText } from '../step-card/stepText';
@@ -353,7 +352,7 @@ export class TiTimelineHeader extends LightElement {
         ${r.environment.workdir ? html`<span class="workdir" title=${`working directory ${r.environment.workdir}`}>cwd <span class="value">${r.environment.workdir}</span>${derivedMark(r, 'environment.workdir')}</span>` : nothing}
         ${this.renderRefSummary(r)}
         ${m.sliced
-          ? html`<span class="sliced" title=${`The rollout is ${formatSize(m.sliced.fullChars)} of text: each step's full content is fetched when its card comes into view (${formatSize(m.sliced.headChars)} sent up front).`}>large rollout · steps load as you scroll</span>`
+          ? html`<span class="sliced" title=${`The rollout is ${formatBytes(m.sliced.fullChars)} of text: each step's full content is fetched when its card comes into view (${formatBytes(m.sliced.headChars)} sent up front).`}>large rollout · steps load as you scroll</span>`
           : nothing}
       </div>
       ${r.links?.length
