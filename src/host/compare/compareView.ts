@@ -6,6 +6,7 @@
  */
 import { alignRollouts, commandText, outputText, type AlignOptions, type Divergence } from '../../core/compare/align';
 import { summarizeGroup } from '../../core/compare/group';
+import { formatLabel } from '../../core/formats/registry';
 import { countedSteps, type Rollout, type Score, type Step } from '../../core/model';
 import type {
   CompareLabelView,
@@ -54,6 +55,7 @@ function sideView(c: CompareInput): CompareSideView {
     rolloutId: r.id,
     taskId: r.task.id,
     format: r.format,
+    formatLabel: formatLabel(r.format),
     model: r.agent.model,
     agent: r.agent.name,
     reward: r.outcome.reward,

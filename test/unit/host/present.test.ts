@@ -8,6 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RolloutLoadError, UnknownFormatError, formatIssue } from '../../../src/core/errors';
 import { loadFile } from '../../../src/core/load';
+import { formatLabel } from '../../../src/core/formats/registry';
+import { miniSweAgentLoader } from '../../../src/core/formats/miniSweAgent';
 import { derivedText, describeCounts, describeRollout, summarize } from '../../../src/host/rolloutSummary';
 import { errorToMessage } from '../../../src/host/loadErrors';
 import { fileLabel } from '../../../src/host/fileLabel';
@@ -130,6 +132,10 @@ describe('host/present', () => {
     assert.equal(m.revealStep, 2);
     assert.equal(m.summaries.length, 1);
     assert.ok(isHostMessage(m));
+    // The header's format name is the loader's own label (no table of names in the webview).
+    assert.equal(m.file.format, 'mini-swe-agent');
+    assert.equal(m.file.formatLabel, miniSweAgentLoader.label);
+    assert.equal(formatLabel('no-such-format'), 'no-such-format');
   });
 
   it('sends the picker window of summaries, not all of them, for a file of thousands of rollouts', async () => {
