@@ -50,9 +50,11 @@ export class App implements vscode.Disposable {
 
   /**
    * Builds the extension. On a failure, what was built is disposed, the error is logged and shown
-   * (with *Show Log*), and it is thrown again so that VS Code records the failed activation.
+   * (with *Show Log*), and null is returned: activation does not throw (VS Code would only log it),
+   * the user has been told, and the output channel stays for its log to be read.
+   * @returns the running extension, or null when it could not start
    */
-  static create(context: vscode.ExtensionContext): App {
+  static create(context: vscode.ExtensionContext): App | null {
     const output = vscode.window.createOutputChannel(PRODUCT, { log: true });
     // Outlives a failed start, so that its log can still be read.
     context.subscriptions.push(output);
@@ -62,7 +64,7 @@ export class App implements vscode.Disposable {
     } catch (e) {
       app.dispose();
       void reportError(output, 'the extension could not start', e);
-      throw e;
+      return null;
     }
     return app;
   }
