@@ -42,9 +42,12 @@ import { readTimelineSource } from './timeline/readSource';
 import { ReloadThrottle } from './timeline/reloadThrottle';
 import { TimelineLabels } from './timeline/timelineLabels';
 
+/** The custom editor's view type (package.json `customEditors`; `vscode.openWith` opens a file in it). */
 export const TIMELINE_VIEW_TYPE = 'trajectoryInspector.timeline';
 /** Context key: true while at least one timeline is open (enables the step commands). */
 const HAS_TIMELINE_KEY = 'trajectoryInspector.hasTimeline';
+
+/** The document of a timeline: only its URI (the panel reads the file itself). */
 class TimelineDocument implements vscode.CustomDocument {
   constructor(readonly uri: vscode.Uri) {}
   dispose(): void {}
