@@ -8,9 +8,10 @@ import { App } from './host/app';
 /** The running extension, for `deactivate` (undefined before activation and after a failed one). */
 let app: App | undefined;
 
+/** Starts the extension; a failure to start is shown to the user (App.create) and does not throw out of here. */
 export function activate(context: vscode.ExtensionContext): void {
-  app = App.create(context);
-  context.subscriptions.push(app);
+  app = App.create(context) ?? undefined;
+  if (app) context.subscriptions.push(app);
 }
 
 /** Waits for replay containers and snapshots to be removed. */

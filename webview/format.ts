@@ -1,8 +1,8 @@
 /** Small text formatters for the timeline (pure). */
 import type { Action, Observation, Step } from '../src/shared/model';
 
-// The reward, first-line and step-gist texts are the host's too (src/shared/text.ts).
-export { firstLine, formatReward, stepGist } from '../src/shared/text';
+// The reward, first-line, step-gist and byte-size texts are the host's too (src/shared/text.ts).
+export { firstLine, formatBytes, formatReward, stepGist } from '../src/shared/text';
 
 /** `850 ms`, `2.1 s`, `3m 05s`, `1h 02m`. */
 export function formatDuration(sec: number): string {

@@ -13,6 +13,7 @@ import type { Step } from '../src/shared/model';
 import type { CutField, RolloutMessage, LoadStepsMessage, StepsMessage } from '../src/shared/protocol';
 import { MAX_SLICE_STEPS } from '../src/shared/protocol';
 import { countLines, INITIAL_STEPS, stepChars } from '../src/shared/stepHeads';
+import { formatBytes } from '../src/shared/text';
 
 /** Steps per request: requests cover aligned chunks of this many steps (so overlapping ranges share them). */
 export const CHUNK_STEPS = INITIAL_STEPS;
@@ -234,13 +235,6 @@ export class StepStore {
   }
 }
 
-/** `1.2 MB` for a size in characters (about bytes for the mostly ASCII text of a rollout). */
-export function formatSize(chars: number): string {
-  if (chars < 1024) return `${chars} B`;
-  if (chars < 1024 * 1024) return `${(chars / 1024).toFixed(1)} KB`;
-  return `${(chars / 1024 / 1024).toFixed(1)} MB`;
-}
-
 const FIELD_WORD: Record<string, string> = { message: 'message', reasoning: 'reasoning', command: 'command', arguments: 'arguments', output: 'output', edit: 'edit' };
 
 /** What a step head left out, in words: `output 5,000 lines · message 1.2 KB`. */
@@ -248,7 +242,7 @@ export function describeCut(fields: readonly CutField[]): string {
   return fields
     .map((f) => {
       const word = FIELD_WORD[f.field.split('.').pop() ?? ''] ?? f.field;
-      return f.lines > 1 ? `${word} ${f.lines.toLocaleString('en-US')} lines` : `${word} ${formatSize(f.chars)}`;
+      return f.lines > 1 ? `${word} ${f.lines.toLocaleString('en-US')} lines` : `${word} ${formatBytes(f.chars)}`;
     })
     .join(' · ');
 }

@@ -1,7 +1,7 @@
 /**
  * The composition root: `App.create(context)` builds every service and view of the extension once,
  * hands each feature what it needs through its constructor (the output channel, the settings
- * watcher, the load workers and dump indexes, the label service), registers every feature's command
+ * watcher, the load workers and dump indexes, the label service, the followed files), registers every feature's command
  * table in one place, and owns what must be disposed. A failure while building is logged and shown
  * to the user (VS Code itself shows nothing when an activation fails).
  */
@@ -18,6 +18,7 @@ import { DumpIndexes } from './dumpIndexes';
 import { dumpSearchCommands } from './dumpSearch';
 import { labelCommands } from './labelCommands';
 import { LabelService } from './labels';
+import { LiveFiles } from './liveFiles';
 import { startLoadWorkers } from './loadWorker';
 import { PRODUCT, reportError } from './notify';
 import { ReplayController } from './replay/controller';
@@ -51,9 +52,11 @@ export class App implements vscode.Disposable {
 
   /**
    * Builds the extension. On a failure, what was built is disposed, the error is logged and shown
-   * (with *Show Log*), and it is thrown again so that VS Code records the failed activation.
+   * (with *Show Log*), and null is returned: activation does not throw (VS Code would only log it),
+   * the user has been told, and the output channel stays for its log to be read.
+   * @returns the running extension, or null when it could not start
    */
-  static create(context: vscode.ExtensionContext): App {
+  static create(context: vscode.ExtensionContext): App | null {
     const output = vscode.window.createOutputChannel(PRODUCT, { log: true });
     // Outlives a failed start, so that its log can still be read.
     context.subscriptions.push(output);
@@ -63,7 +66,7 @@ export class App implements vscode.Disposable {
     } catch (e) {
       app.dispose();
       void reportError(output, 'the extension could not start', e);
-      throw e;
+      return null;
     }
     return app;
   }
@@ -89,8 +92,10 @@ export class App implements vscode.Disposable {
     // The timeline's features: each timeline tells them what it shows (replay first, then scores).
     const scoringService = new ScoringService(context, output, settings);
     this.replay = this.add(new ReplayController(context, output));
-    const timelines = this.add(new TimelineEditorProvider(context.extensionUri, output, labels, { files, features: [this.replay, scoringService] }));
-    const rollouts = this.add(new RolloutsView(output, settings, files, context.workspaceState, journalOf));
+    // What the timelines follow, read by the Rollouts view instead of reading the files again.
+    const liveFiles = this.add(new LiveFiles());
+    const timelines = this.add(new TimelineEditorProvider(context.extensionUri, output, labels, { files, features: [this.replay, scoringService], liveFiles }));
+    const rollouts = this.add(new RolloutsView(output, settings, files, liveFiles, context.workspaceState, journalOf));
     this.tables.timeline = timelineCommands(timelines);
     this.tables.rollouts = rolloutsCommands(rollouts, timelines);
     this.tables.labels = labelCommands(timelines);

@@ -5,8 +5,10 @@
  */
 import { promises as fsp } from 'node:fs';
 import { parseAsciicast } from '../core/formats/asciicast';
+import type { Rollout } from '../core/model';
 import type { CastMessage } from '../shared/castProtocol';
-import { MAX_CAST_CHARS, MAX_CAST_FILE_BYTES, castError, castView, formatBytes } from './present';
+import { MAX_CAST_CHARS, MAX_CAST_FILE_BYTES, castError, castView } from './castView';
+import { formatBytes } from '../shared/text';
 
 /** Limits (overridable for tests). */
 export interface CastLimits {
@@ -36,4 +38,11 @@ export async function readCastMessage(
     const why = code === 'ENOENT' ? 'The recording file does not exist.' : e instanceof Error ? e.message : String(e);
     return castError(rolloutIndex, rolloutId, file, why);
   }
+}
+
+/** The `cast` message of `rollout` (index `rolloutIndex` in its file): its recording read (readCastMessage), or why it has none. */
+export async function rolloutCastMessage(rolloutIndex: number, rollout: Rollout): Promise<CastMessage> {
+  const rec = rollout.recording;
+  if (!rec) return castError(rolloutIndex, rollout.id, '', 'This rollout has no terminal recording.');
+  return readCastMessage(rolloutIndex, rollout.id, rec.path);
 }

@@ -6,11 +6,12 @@
 import * as vscode from 'vscode';
 import type { CommandTable } from './commandTable';
 import { notifyInfo } from './notify';
-import { parseStepNumber, stepPickItems, type StepPickItem } from './present';
+import { parseStepNumber, stepPickItems, type StepPickItem } from './stepPick';
 import { filterRolloutsPick } from './rolloutFilterPick';
 import { SORT_KEYS, SORT_LABELS, isSortKey } from './rolloutTree';
 import { OPEN_ROLLOUT_COMMAND, type RolloutsView } from './rolloutsView';
-import { TIMELINE_VIEW_TYPE, type TimelineEditorProvider, type TimelinePanel } from './timelineEditor';
+import type { TimelinePanel } from './timeline/timelinePanel';
+import { TIMELINE_VIEW_TYPE, type TimelineEditorProvider } from './timelineEditor';
 
 export const COMMANDS = {
   goToStep: 'trajectoryInspector.goToStep',

@@ -21,7 +21,8 @@ import { findRipgrep } from './search/ripgrep';
 import type { CommandTable } from './commandTable';
 import type { DumpIndexes } from './dumpIndexes';
 import { notifyInfo, reportError } from './notify';
-import { revealInSource, type TimelineEditorProvider } from './timelineEditor';
+import { revealInSource } from './timeline/locations';
+import type { TimelineEditorProvider } from './timelineEditor';
 
 export const FIND_IN_DUMP_COMMAND = 'trajectoryInspector.findInDump';
 

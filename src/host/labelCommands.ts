@@ -17,7 +17,8 @@ import { COMMANDS, NOT_SHOWN_YET, activeOrExplain } from './commands';
 import { readSettings, updateUserSetting } from './config';
 import { FORMAT_ITEMS, defaultExportPath, exportFileLabels, labelSources, neutralCount, neutralItems } from './labelExport';
 import { notifyInfo, notifyWarning } from './notify';
-import type { TimelineEditorProvider, TimelinePanel } from './timelineEditor';
+import type { TimelinePanel } from './timeline/timelinePanel';
+import type { TimelineEditorProvider } from './timelineEditor';
 
 /** The labelling commands that do what their key does in the timeline (derived from the timeline's key table). */
 export { LABEL_ACTION_COMMANDS };

@@ -5,8 +5,9 @@
  * `vscode`; unit-tested in test/unit/host/present.test.ts and stepSlices.test.ts.
  */
 import { formatIssue } from '../core/errors';
+import { formatLabel } from '../core/formats/registry';
 import { FILE_ISSUES_MAX, PICKER_MAX, pickerPositions, type LiveInfo, type RolloutMessage, type RolloutUpdateMessage, type ViewConfig } from '../shared/protocol';
-import { fileLabel } from './present';
+import { fileLabel } from './fileLabel';
 import type { RolloutSource } from './rolloutSource';
 import type { StepSlices } from './stepSlices';
 
@@ -32,7 +33,7 @@ export function rolloutMessage(source: RolloutSource, rolloutIndex: number, reve
   const heads = extras.slices?.heads(rollout, revealStep) ?? null;
   return {
     type: 'rollout',
-    file: { path: file.path, format: file.format, schemaVersion: file.schemaVersion, label: fileLabel(file.path, rollout.task.id) },
+    file: { path: file.path, format: file.format, formatLabel: formatLabel(file.format), schemaVersion: file.schemaVersion, label: fileLabel(file.path, rollout.task.id) },
     // The picker's window only (pickerPositions): not 100,000 summaries with every rollout shown.
     summaries: source.summaries(pickerPositions(source.count, i)),
     ...(source.count > PICKER_MAX ? { rolloutCount: source.count } : {}),

@@ -12,7 +12,7 @@ import { summarizeIndexed } from '../core/scale/summaries';
 import type { RolloutSummary } from '../shared/protocol';
 import { wantsIndex, type DumpIndexes } from './dumpIndexes';
 import type { RolloutFiles } from './rolloutFiles';
-import { summarize } from './present';
+import { summarize } from './rolloutSummary';
 
 /** The rollouts of one file, as a timeline reads them. */
 export interface RolloutSource {

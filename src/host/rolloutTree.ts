@@ -25,7 +25,7 @@ import type { FormatId, HarborJob } from '../core/model';
 import { parseQueryWords } from '../core/search/queryText';
 import { SearchError } from '../core/search/workspaceSearch';
 import { formatReward } from '../shared/text';
-import { fileLabel } from './present';
+import { fileLabel } from './fileLabel';
 import { statsOf } from './rolloutTreeModel';
 import type { CollectionNode, Disagreement, Entry, EntryState, FileLeaf, GroupNode, JobView, RolloutLeaf, Stats, TaskNode, TreeNode, TreeOptions, TreeRollout } from './rolloutTreeModel';
 import { DEFAULT_OPTIONS, FILTER_LABELS, LABEL_FILTER_LABELS, passState, type OutcomeFilter, type RolloutRefine, type SortKey } from './rolloutTreeModel';

@@ -5,7 +5,7 @@
  */
 import type { FormatId, HarborJob, Rollout } from '../core/model';
 import type { RolloutSummary } from '../shared/protocol';
-import { summarize } from './present';
+import { summarize } from './rolloutSummary';
 
 // ---------------------------------------------------------------------------------------------
 // Input: the files found and what is known of them

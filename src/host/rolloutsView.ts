@@ -18,7 +18,7 @@ import { harborScanFilter } from '../core/formats/harborLayout';
 import { nodeFiles } from '../core/nodeFiles';
 import { mergeEntries, readJournal } from '../core/labels/journal';
 import type { RolloutFiles } from './rolloutFiles';
-import { liveFiles } from './liveFiles';
+import type { LiveFiles } from './liveFiles';
 import type { LoadedFile } from '../core/load';
 import type { FormatId } from '../core/model';
 import { NotIndexableError } from '../core/scale/rolloutIndex';
@@ -26,7 +26,12 @@ import { summarizeIndexed } from '../core/scale/summaries';
 import { readSettings, type SettingsWatcher } from './config';
 import { wantsIndex } from './dumpIndexes';
 import { formatReward } from '../shared/text';
-import { derivedText, describeCounts, errorSummary, fileLabel, joinGlobs, mapLimit, resolvedText } from './present';
+import { derivedText, describeCounts, resolvedText } from './rolloutSummary';
+import { errorSummary } from './loadErrors';
+import { fileLabel } from './fileLabel';
+import { fileSizeText } from './fileSize';
+import { joinGlobs } from './globs';
+import { mapLimit } from './mapLimit';
 import {
   DEFAULT_OPTIONS,
   FILTER_LABELS,
@@ -111,10 +116,6 @@ function passIcon(p: 'passed' | 'failed' | 'unknown'): vscode.ThemeIcon {
   return new vscode.ThemeIcon('circle-large-outline');
 }
 
-function sizeText(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
-}
-
 /** Icon of a task or collection: passed / failed when all its judged trials agree. */
 function aggregateIcon(s: { passed: number; failed: number; pending: number }, fallback: string): vscode.ThemeIcon {
   if (s.pending > 0) return new vscode.ThemeIcon('loading~spin');
@@ -147,6 +148,8 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     private readonly output: vscode.LogOutputChannel,
     settings: Pick<SettingsWatcher, 'onDidChange'>,
     private readonly reader: RolloutFiles,
+    /** The files timelines follow: their rollouts are taken from there instead of read again. */
+    private readonly liveFiles: LiveFiles,
     private readonly state?: vscode.Memento,
     /** The label journal of a rollout file (for the label filters); absent: no label state. */
     private readonly journalOf?: (file: string) => string,
@@ -176,7 +179,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     );
     this.watch();
     // A file a timeline follows: its rollouts as the timeline read them, not read again here.
-    this.disposables.push({ dispose: liveFiles.onChange((file, loaded) => this.liveChanged(file, loaded)) });
+    this.disposables.push({ dispose: this.liveFiles.onChange((file, loaded) => this.liveChanged(file, loaded)) });
     // Label journals change as people label: re-read the label state of the files (not the files).
     const journals = vscode.workspace.createFileSystemWatcher('**/.trajectory-labels/**/*.labels.jsonl');
     const onJournal = (): void => {
@@ -435,7 +438,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
         item.contextValue = 'rolloutFile';
         break;
       case 'large':
-        item.description = `${sizeText(st.bytes)} · open to load`;
+        item.description = `${fileSizeText(st.bytes)} · open to load`;
         item.iconPath = new vscode.ThemeIcon('file');
         item.tooltip = `${rel}\nLarge file: not summarised here. Open it to see its steps.`;
         item.contextValue = 'rolloutFile';
@@ -618,7 +621,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     if (stat.mtime === node.mtime && stat.size === node.size && node.state.kind !== 'pending') return;
     node.mtime = stat.mtime;
     node.size = stat.size;
-    const live = node.uri.scheme === 'file' ? liveFiles.get(node.uri.fsPath) : undefined;
+    const live = node.uri.scheme === 'file' ? this.liveFiles.get(node.uri.fsPath) : undefined;
     if (live) {
       this.fromLoaded(node, live);
       await this.readLabels(node);

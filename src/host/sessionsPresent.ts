@@ -5,6 +5,7 @@
 import { sessionTitle } from '../core/sessions/list';
 import { compactCount, localTime } from '../core/sessions/text';
 import type { SessionEntry, SessionFormat } from '../core/sessions/types';
+import { fileSizeText } from './fileSize';
 
 /** The agent's name as the tooltip shows it. */
 export const AGENT_NAMES: Record<SessionFormat, string> = { 'claude-code': 'Claude Code', 'codex-cli': 'Codex CLI' };
@@ -54,7 +55,7 @@ export function sessionTooltipLines(e: SessionEntry): string[] {
     if (c.tokens) lines.push(`tokens: ${c.tokens.input} in (${c.tokens.cached} cached), ${c.tokens.output} out`);
     if (c.badLines) lines.push(`${plural(c.badLines, 'line')} that are not JSON records`);
   }
-  lines.push(`${e.path} (${e.size >= 1024 * 1024 ? `${(e.size / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(e.size / 1024)} KB`})`);
+  lines.push(`${e.path} (${fileSizeText(e.size)})`);
   if (t.from === 'summary' || t.from === 'custom-title') lines.push(`title from the session's ${t.from === 'summary' ? 'summary' : 'custom title'} record`);
   return lines;
 }

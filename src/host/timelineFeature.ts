@@ -2,7 +2,7 @@
  * How the timeline reaches the features beside it (step scores, replay): each is handed to
  * TimelineEditorProvider in a list when it is built, and hears of every timeline through these
  * calls. A feature sees a timeline as a TimelineView, never the panel class, so no feature module
- * imports timelineEditor.ts for it.
+ * imports timeline/timelinePanel.ts for it.
  */
 import type * as vscode from 'vscode';
 import type { LoadedFile } from '../core/load';

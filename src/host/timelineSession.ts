@@ -2,7 +2,7 @@
  * What one timeline panel keeps about its webview, without VS Code: whether the webview is ready
  * for messages, which load is the newest, which rollout is shown, the step a command asked to
  * reveal, the last step the webview said is selected, and the newest label request answered.
- * TimelinePanel (timelineEditor.ts) drives it; test/unit/host/timelineSession.test.ts tests it
+ * TimelinePanel (timeline/timelinePanel.ts) drives it; test/unit/host/timelineSession.test.ts tests it
  * through a fake port.
  *
  * The webview owns the selection: the host asks it to reveal a step (`revealStep`, or the

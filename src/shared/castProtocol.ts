@@ -1,7 +1,7 @@
 /**
  * Terminal recordings in the timeline: the webview asks for the recording of a rollout that has one
  * (`loadCast`, protocol.ts) and the host answers with `cast`, read by core `parseAsciicast` and cut
- * to what the player can show (src/host/present.ts `castView`).
+ * to what the player can show (src/host/castView.ts `castView`).
  */
 import { isIndex, isObj } from './guards';
 

@@ -22,6 +22,8 @@ export interface CompareSideView {
   rolloutId: string;
   taskId: string | null;
   format: string;
+  /** The format's human name (its loader's `label`), as the view shows it. */
+  formatLabel: string;
   model: string | null;
   agent: string | null;
   reward: number | null;

@@ -125,6 +125,8 @@ export interface RolloutMessage {
   file: {
     path: string;
     format: FormatId;
+    /** The format's human name (its loader's `label`, core formats/registry.ts `formatLabel`), as the header shows it. */
+    formatLabel: string;
     schemaVersion: string | null;
     /** What the file goes by (Harbor trial folder, task id or file name), as in the Rollouts view. */
     label: string;

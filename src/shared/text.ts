@@ -30,3 +30,10 @@ export function stepGist(step: Pick<Step, 'actions' | 'message' | 'reasoning' | 
   const out = step.observations.find((o) => o.output.trim());
   return out ? firstLine(out.output) : '';
 }
+
+/** A size in bytes (or characters) in words: `512 B`, `3.4 KB`, `1.2 MB` (1 KB = 1024). */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}

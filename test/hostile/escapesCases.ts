@@ -1,7 +1,7 @@
 // Cases for escapes.test.ts (run inside the watchdog's worker): hostile escape counts fed to the
 // replay normaliser (@xterm/headless) and to the host's cast view (what the webview player plays).
 import { normalizeOutput } from '../../src/core/replay/normalize';
-import { castView } from '../../src/host/present';
+import { castView } from '../../src/host/castView';
 import { parseAsciicast } from '../../src/core/formats/asciicast';
 
 /** The absurd CSI sequences of issue 18 item 1, and friends of the same class. */

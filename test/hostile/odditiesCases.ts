@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadFile } from '../../src/core/load';
 import { parseAsciicast } from '../../src/core/formats/asciicast';
-import { castView } from '../../src/host/present';
+import { castView } from '../../src/host/castView';
 import type { LocatedIssue } from '../../src/core/errors';
 import { sample } from '../unit/samples';
 

@@ -1,6 +1,6 @@
 /**
  * Webview test harness: serves the built webview bundle in the same HTML shell and CSP the
- * extension uses (present.ts `timelineHtml`), with a fake `acquireVsCodeApi` that records what
+ * extension uses (webviewHtml.ts `timelineHtml`), with a fake `acquireVsCodeApi` that records what
  * the webview posts, and drives it in Debian's Chromium through playwright-core.
  *
  * No VS Code: the host side is the test, which posts the messages the host would post.
@@ -11,7 +11,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { makeNonce, timelineHtml } from '../../src/host/present';
+import { makeNonce, timelineHtml } from '../../src/host/webviewHtml';
 import type { HostMessage, WebviewMessage } from '../../src/shared/protocol';
 import { WAIT_MS } from '../wait';
 
@@ -29,7 +29,7 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/test/theme-dark.css': { file: path.join(__dirname, 'theme-dark.css'), type: 'text/css' },
 };
 
-/** What the extension's HTML shell of a webview is built from (present.ts `timelineHtml`, compareView.ts `compareHtml`). */
+/** What the extension's HTML shell of a webview is built from (webviewHtml.ts `timelineHtml`, compareView.ts `compareHtml`). */
 export interface ShellParams {
   cspSource: string;
   nonce: string;

@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { RolloutLoadError } from '../../src/core/errors';
 import { loadFile, type LoadedFile } from '../../src/core/load';
 import type { Rollout } from '../../src/core/model';
-import { errorToMessage } from '../../src/host/present';
+import { errorToMessage } from '../../src/host/loadErrors';
 import { rolloutMessage } from '../../src/host/rolloutMessage';
 import { LoadedSource } from '../../src/host/rolloutSource';
 import type { RolloutMessage, WebviewMessage } from '../../src/shared/protocol';

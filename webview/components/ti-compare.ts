@@ -163,7 +163,7 @@ export class TiCompare extends LitElement {
       <div class="name">${s.fileLabel}${s.rolloutIndex > 0 || s.fileLabel !== s.taskId ? html` <span class="muted">#${s.rolloutIndex + 1}</span>` : nothing}</div>
       <div class="muted">${s.taskId ?? s.rolloutId}</div>
       <div>${[s.agent, s.model].filter(Boolean).join(' · ') || html`<span class="muted">agent unknown</span>`}</div>
-      <div>${s.steps} steps · reward ${reward(s.reward)} · ${outcome(s.resolved)} · <span class="muted">${s.format}</span></div>
+      <div>${s.steps} steps · reward ${reward(s.reward)} · ${outcome(s.resolved)} · <span class="muted">${s.formatLabel}</span></div>
     </div>`;
   }
 

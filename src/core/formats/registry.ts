@@ -62,6 +62,14 @@ export const LOADERS: readonly FormatLoader[] = [
 ];
 
 /**
+ * The human name of a format (its loader's `label`, e.g. "Harbor ATIF trajectory"), the one the
+ * views show; the id itself for an id no loader has.
+ */
+export function formatLabel(format: string): string {
+  return LOADERS.find((l) => l.id === format)?.label ?? format;
+}
+
+/**
  * Picks the loader for a file. Throws UnknownFormatError listing every loader and its reason to
  * decline when none accepts.
  */

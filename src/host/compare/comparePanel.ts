@@ -16,7 +16,7 @@ import { reportError } from '../notify';
 import type { RolloutFiles } from '../rolloutFiles';
 import type { Rollout, Score } from '../../core/model';
 import { isCompareWebviewMessage, type CompareHostMessage, type CompareWebviewMessage } from '../../shared/compareProtocol';
-import { makeNonce } from '../present';
+import { makeNonce } from '../webviewHtml';
 import type { TimelineEditorProvider } from '../timelineEditor';
 import { compareHtml, compareMessage, groupMessage, type CompareInput, type LabelLike } from './compareView';
 

@@ -6,6 +6,7 @@
  */
 import { alignRollouts, commandText, outputText, type AlignOptions, type Divergence } from '../../core/compare/align';
 import { summarizeGroup } from '../../core/compare/group';
+import { formatLabel } from '../../core/formats/registry';
 import { countedSteps, type Rollout, type Score, type Step } from '../../core/model';
 import type {
   CompareLabelView,
@@ -17,7 +18,8 @@ import type {
 } from '../../shared/compareProtocol';
 import { labelState } from '../rolloutTree';
 import { stepGist } from '../../shared/text';
-import { fileLabel, webviewHtml, type HtmlParts } from '../present';
+import { fileLabel } from '../fileLabel';
+import { webviewHtml, type HtmlParts } from '../webviewHtml';
 
 /** A current label of any annotator (core `CurrentLabel` fields the view needs). */
 export interface LabelLike {
@@ -53,6 +55,7 @@ function sideView(c: CompareInput): CompareSideView {
     rolloutId: r.id,
     taskId: r.task.id,
     format: r.format,
+    formatLabel: formatLabel(r.format),
     model: r.agent.model,
     agent: r.agent.name,
     reward: r.outcome.reward,

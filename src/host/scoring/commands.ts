@@ -14,7 +14,7 @@ import type { Command, CommandTable } from '../commandTable';
 import { readSettings, updateUserSetting } from '../config';
 import type { RolloutLoader } from '../loadWorker';
 import { notifyError, notifyWithLog, notifyInfo } from '../notify';
-import { joinGlobs } from '../present';
+import { joinGlobs } from '../globs';
 import type { TimelineEditorProvider } from '../timelineEditor';
 import { EXPLAIN_COMMAND, OPEN_STEP_COMMAND } from './inline';
 import type { ScoringService } from './service';

@@ -15,7 +15,7 @@ import { describeQuery, parseSearchText } from '../../core/search/queryText';
 import { notifyError } from '../notify';
 import type { RolloutFiles } from '../rolloutFiles';
 import { SearchError, searchRollouts, type FileHits, type RolloutHits, type SearchQuery, type SearchSummary, type StepHit } from '../../core/search/workspaceSearch';
-import { fileLabel } from '../present';
+import { fileLabel } from '../fileLabel';
 import type { RolloutsView } from '../rolloutsView';
 import type { TimelineEditorProvider } from '../timelineEditor';
 import { findRipgrep } from './ripgrep';

@@ -20,7 +20,7 @@ import { loadFile, loadPath } from '../../../src/core/load';
 import { countedSteps } from '../../../src/core/model';
 import { nodeFiles } from '../../../src/core/nodeFiles';
 import { toScoreRollout } from '../../../src/core/scoring/input';
-import { summarize } from '../../../src/host/present';
+import { summarize } from '../../../src/host/rolloutSummary';
 import { FAST_SUMMARIZERS } from '../../../src/core/scale/rowSummary';
 import { summarizeGroup } from '../../../src/core/compare/group';
 import { sample, sampleJson, sampleJsonl, tmpDir } from '../samples';

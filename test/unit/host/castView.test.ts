@@ -1,5 +1,5 @@
 /**
- * The host side of the terminal player: `castView` / `castSize` (src/host/present.ts),
+ * The host side of the terminal player: `castView` / `castSize` (src/host/castView.ts),
  * `readCastMessage` (src/host/castFile.ts: size limit, core parseAsciicast, errors) and the
  * protocol guards for `loadCast` / `cast`. Real recordings from ../shared/samples; broken and huge
  * ones are generated from them.
@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readCastMessage } from '../../../src/host/castFile';
-import { castSize, castView } from '../../../src/host/present';
+import { castSize, castView } from '../../../src/host/castView';
 import { MAX_SCREEN_COLS, MAX_SCREEN_ROWS } from '../../../src/core/escapes';
 import { isHostMessage, isPersistedState, isWebviewMessage } from '../../../src/shared/protocol';
 import { MAX_TERM_COLS, MAX_TERM_ROWS } from '../../../src/shared/castProtocol';

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JsonlFollower } from '../../../src/core/follow';
 import { loadFile } from '../../../src/core/load';
-import { liveFiles, LIVE_NOTIFY_MS } from '../../../src/host/liveFiles';
+import { LiveFiles, LIVE_NOTIFY_MS } from '../../../src/host/liveFiles';
 import { rolloutMessage, rolloutUpdateMessage } from '../../../src/host/rolloutMessage';
 import { LoadedSource } from '../../../src/host/rolloutSource';
 import { StepSlices } from '../../../src/host/stepSlices';
@@ -105,6 +105,7 @@ describe('live follow: host and webview parts', () => {
 
   it('liveFiles: the Rollouts view reads a followed file from the timeline, told at most every LIVE_NOTIFY_MS', async () => {
     const told: number[] = [];
+    const liveFiles = new LiveFiles();
     const off = liveFiles.onChange((_f, l) => told.push(l.rollouts.length));
     const a = {};
     const b = {};
@@ -116,6 +117,7 @@ describe('live follow: host and webview parts', () => {
     await waitUntil(() => told.length >= 2, LIVE_NOTIFY_MS + WAIT_MS, () => 'the coalesced change was never told');
     assert.equal(told.length, 2);
     assert.equal(liveFiles.get('/x/s.jsonl'), loaded);
+    assert.equal(new LiveFiles().get('/x/s.jsonl'), undefined, 'a registry holds only what was set on it (no state shared between instances)');
     liveFiles.release('/x/s.jsonl', a);
     assert.equal(liveFiles.get('/x/s.jsonl'), loaded, 'still followed by the other timeline');
     liveFiles.release('/x/s.jsonl', b);

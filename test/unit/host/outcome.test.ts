@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { loadFile } from '../../../src/core/load';
-import { describeCounts, describeRollout, summarize } from '../../../src/host/present';
+import { describeCounts, describeRollout, summarize } from '../../../src/host/rolloutSummary';
 import { outcomeText } from '../../../src/shared/outcome';
 import { sample } from '../samples';
 

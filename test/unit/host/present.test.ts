@@ -1,26 +1,22 @@
 /**
- * Pure host logic (src/host/present.ts): labels and descriptions for the Rollouts view, Go to Step
- * items, error → webview message, the webview's HTML shell and CSP.
+ * Pure host logic: labels and descriptions for the Rollouts view (rolloutSummary.ts, fileLabel.ts),
+ * Go to Step items (stepPick.ts), error → webview message (loadErrors.ts), the webview's HTML shell
+ * and CSP (webviewHtml.ts), globs and bounded concurrency (globs.ts, mapLimit.ts).
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RolloutLoadError, UnknownFormatError, formatIssue } from '../../../src/core/errors';
 import { loadFile } from '../../../src/core/load';
-import {
-  derivedText,
-  describeCounts,
-  describeRollout,
-  errorToMessage,
-  fileLabel,
-  joinGlobs,
-  makeNonce,
-  mapLimit,
-  parseStepNumber,
-  stepPickItems,
-  summarize,
-  timelineHtml,
-} from '../../../src/host/present';
+import { formatLabel } from '../../../src/core/formats/registry';
+import { miniSweAgentLoader } from '../../../src/core/formats/miniSweAgent';
+import { derivedText, describeCounts, describeRollout, summarize } from '../../../src/host/rolloutSummary';
+import { errorToMessage } from '../../../src/host/loadErrors';
+import { fileLabel } from '../../../src/host/fileLabel';
+import { joinGlobs } from '../../../src/host/globs';
+import { makeNonce, timelineHtml } from '../../../src/host/webviewHtml';
+import { mapLimit } from '../../../src/host/mapLimit';
+import { parseStepNumber, stepPickItems } from '../../../src/host/stepPick';
 import { rolloutMessage } from '../../../src/host/rolloutMessage';
 import { LoadedSource } from '../../../src/host/rolloutSource';
 import { isHostMessage, isWebviewMessage, PICKER_MAX, pickerPositions } from '../../../src/shared/protocol';
@@ -136,6 +132,10 @@ describe('host/present', () => {
     assert.equal(m.revealStep, 2);
     assert.equal(m.summaries.length, 1);
     assert.ok(isHostMessage(m));
+    // The header's format name is the loader's own label (no table of names in the webview).
+    assert.equal(m.file.format, 'mini-swe-agent');
+    assert.equal(m.file.formatLabel, miniSweAgentLoader.label);
+    assert.equal(formatLabel('no-such-format'), 'no-such-format');
   });
 
   it('sends the picker window of summaries, not all of them, for a file of thousands of rollouts', async () => {

@@ -9,41 +9,11 @@ import { customElement, property } from 'lit/decorators.js';
 import type { Rollout } from '../../../src/shared/model';
 import { outcomeText, resolvedWord } from '../../../src/shared/outcome';
 import { PICKER_MAX, pickerPositions, type RolloutMessage } from '../../../src/shared/protocol';
-import { formatCost, formatCount, formatDuration, formatReward, parseTime } from '../../format';
-import { formatSize } from '../../stepStore';
+import { formatBytes, formatCost, formatCount, formatDuration, formatReward, parseTime } from '../../format';
 import { openLink, openLocation, selectRollout } from '../../timeline/actions';
 import { rolloutCount } from '../../timeline/state';
 import { linkText } from '../step-card/stepText';
 import { LightElement } from './lightElement';
-
-const FORMAT_LABEL: Record<string, string> = {
-  atif: 'Harbor ATIF',
-  'harbor-trial-result': 'Harbor trial result',
-  'swe-agent': 'SWE-agent',
-  'mini-swe-agent': 'mini-swe-agent',
-  'openhands-v0': 'OpenHands',
-  'openhands-v1': 'OpenHands V1',
-  'openhands-eval': 'OpenHands eval',
-  'tb1-trial': 'Terminal-Bench 1 trial',
-  'tb1-run': 'Terminal-Bench 1 run',
-  asciicast: 'asciinema recording',
-  'openai-chat': 'OpenAI chat',
-  'openai-responses': 'OpenAI Responses',
-  'harbor-traces': 'Harbor traces',
-  'rllm-episode': 'rLLM episode',
-  inspect: 'Inspect AI log',
-  agentprocessbench: 'AgentProcessBench',
-  processbench: 'ProcessBench',
-  prm800k: 'PRM800K',
-  'trl-stepwise': 'TRL stepwise',
-  'claude-code': 'Claude Code session',
-  'codex-cli': 'Codex CLI session',
-  'gemini-cli': 'Gemini CLI session',
-  'copilot-cli': 'Copilot CLI session',
-  cline: 'Cline / Roo Code task',
-  'harbor-job': 'Harbor job',
-  'swe-traj-rows': 'SWE trajectory rows',
-};
 
 /** The "derived" mark beside a value the loader derived rather than read (`Rollout.derived`). */
 function derivedMark(r: Rollout, field: string): TemplateResult | typeof nothing {
@@ -345,7 +315,7 @@ export class TiTimelineHeader extends LightElement {
         <span id="step-count">${r.steps.length} ${r.steps.length === 1 ? 'step' : 'steps'}</span>
         ${agent ? html`<span class="agent" title=${agent}>agent <span class="value">${agent}</span></span>` : nothing}
         ${r.agent.model ? html`<span class="model" title=${r.agent.model}>model <span class="value">${r.agent.model}</span></span>` : nothing}
-        <span class="format" title="file format">format <span class="value">${FORMAT_LABEL[m.file.format] ?? m.file.format}${m.file.schemaVersion ? ` · ${m.file.schemaVersion}` : ''}</span></span>
+        <span class="format" title="file format">format <span class="value">${m.file.formatLabel}${m.file.schemaVersion ? ` · ${m.file.schemaVersion}` : ''}</span></span>
         ${t.durationSec !== null ? html`<span class="duration" title="wall-clock time of the rollout (first to last step time, else the sum of the step durations)">duration <span class="value">${formatDuration(t.durationSec)}</span></span>` : nothing}
         ${t.hasTokens ? html`<span class="tokens" title="prompt → completion tokens, all steps">tokens <span class="value">${formatCount(t.prompt)} → ${formatCount(t.completion)}</span></span>` : nothing}
         ${t.hasCost ? html`<span class="cost" title="cost, all steps">cost <span class="value">${formatCost(t.cost)}</span></span>` : nothing}
@@ -353,7 +323,7 @@ export class TiTimelineHeader extends LightElement {
         ${r.environment.workdir ? html`<span class="workdir" title=${`working directory ${r.environment.workdir}`}>cwd <span class="value">${r.environment.workdir}</span>${derivedMark(r, 'environment.workdir')}</span>` : nothing}
         ${this.renderRefSummary(r)}
         ${m.sliced
-          ? html`<span class="sliced" title=${`The rollout is ${formatSize(m.sliced.fullChars)} of text: each step's full content is fetched when its card comes into view (${formatSize(m.sliced.headChars)} sent up front).`}>large rollout · steps load as you scroll</span>`
+          ? html`<span class="sliced" title=${`The rollout is ${formatBytes(m.sliced.fullChars)} of text: each step's full content is fetched when its card comes into view (${formatBytes(m.sliced.headChars)} sent up front).`}>large rollout · steps load as you scroll</span>`
           : nothing}
       </div>
       ${r.links?.length
