@@ -6,6 +6,7 @@
  * What was redacted is said on stderr and recorded at the end of the document. Exit 0 written,
  * 1 the file does not load, 2 usage error.
  */
+import { sha256Base64 } from '../core/export/sha256';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { rolloutMarkdown } from '../core/export/markdown';
@@ -97,7 +98,7 @@ export async function runExportRollout(argv: string[]): Promise<number> {
   const opts = { from: range?.from, to: range?.to, sourceName: path.basename(file) };
   const md =
     o.options.get('--as') === 'html'
-      ? rolloutHtml(shown, { ...opts, footer: note })
+      ? rolloutHtml(shown, { ...opts, footer: note, sha256: sha256Base64 })
       : `${rolloutMarkdown(shown, opts)}\n---\n\n*Exported by Trajectory Inspector; ${note}.*\n`;
   const out = o.options.get('--out');
   if (out) fs.writeFileSync(out, md);

@@ -7,6 +7,7 @@
  * it. Labels of the timeline's journal go on the step lines (the latest label of each step, any
  * annotator).
  */
+import { sha256Base64 } from '../core/export/sha256';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -18,7 +19,8 @@ import type { CommandTable } from './commandTable';
 import { activeOrExplain } from './commands';
 import { readSettings } from './config';
 import { askModal, notifyError, notifyInfo, reportError, type ErrorLog } from './notify';
-import type { TimelineEditorProvider, TimelinePanel } from './timelineEditor';
+import type { TimelinePanel } from './timeline/timelinePanel';
+import type { TimelineEditorProvider } from './timelineEditor';
 
 /** Command ids (contributed in package.json). */
 export const EXPORT_COMMANDS = {
@@ -74,7 +76,7 @@ async function exportRollout(timelines: TimelineEditorProvider, output: ErrorLog
     const shown = redacted ? r.rollout : rollout;
     const note = redacted ? `redacted: ${describeRedaction(r)}` : 'not redacted';
     const opts = { labels: labelsOf(p, rollout), sourceName: path.basename(p.uri.fsPath) };
-    const body = as === 'html' ? rolloutHtml(shown, { ...opts, footer: note }) : `${rolloutMarkdown(shown, opts)}\n---\n\n*Exported by Trajectory Inspector; ${note}.*\n`;
+    const body = as === 'html' ? rolloutHtml(shown, { ...opts, footer: note, sha256: sha256Base64 }) : `${rolloutMarkdown(shown, opts)}\n---\n\n*Exported by Trajectory Inspector; ${note}.*\n`;
     const base = path.basename(p.uri.fsPath).replace(/\.(jsonl?|traj|eval|cast)$/i, '');
     const target = await vscode.window.showSaveDialog({
       title: `Export Rollout as ${what}`,

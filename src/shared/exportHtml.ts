@@ -9,14 +9,16 @@
  * all, and a Content-Security-Policy meta tag allows nothing but the page's one inline stylesheet
  * (by its hash): no network, no script, no frame, no form. 256-colour and RGB ANSI colours take the
  * nearest of the 16 theme colours (an inline `style` attribute would need `'unsafe-inline'`).
- * Pure (no DOM, no Node APIs but `crypto` for the hash).
+ * Pure (no DOM, no Node API): the stylesheet's SHA-256 comes from the caller (`sha256Base64`,
+ * core/export/sha256.ts), as this module is also type-checked for the webview.
  */
-import { createHash } from 'node:crypto';
 import { ANSI_NAMES, parseAnsi, styleClasses, xtermRgb, type AnsiColor, type AnsiStyle } from './ansi';
 import type { Rollout, Step } from './model';
 
 /** What the page shows beside the rollout. */
 export interface HtmlExportOptions {
+  /** SHA-256 (base64) of a text: the page's CSP allows its stylesheet by this hash (core/export/sha256.ts). */
+  sha256: (text: string) => string;
   /** Steps to export: 0-based, `to` exclusive (default: all). */
   from?: number;
   to?: number;
@@ -141,14 +143,14 @@ function stepHtml(step: Step, o: Required<Pick<HtmlExportOptions, 'foldLines' | 
   return `<article class="${escapeHtml(step.role)}" id="${id}">${parts.join('\n')}</article>`;
 }
 
-/** The page's Content-Security-Policy: nothing but its own stylesheet. */
-export function exportCsp(css: string = CSS): string {
-  const hash = createHash('sha256').update(css, 'utf8').digest('base64');
+/** The page's Content-Security-Policy: nothing but its own stylesheet (`sha256`: as HtmlExportOptions). */
+export function exportCsp(sha256: (text: string) => string, css: string = CSS): string {
+  const hash = sha256(css);
   return `default-src 'none'; style-src 'sha256-${hash}'; img-src 'none'; script-src 'none'; base-uri 'none'; form-action 'none'`;
 }
 
 /** The self-contained HTML page of `rollout` (see the module docs). */
-export function rolloutHtml(rollout: Rollout, options: HtmlExportOptions = {}): string {
+export function rolloutHtml(rollout: Rollout, options: HtmlExportOptions): string {
   const o = { foldLines: 20, maxChars: 50_000, ...options };
   const n = rollout.steps.length;
   const from = Math.max(0, Math.min(n, o.from ?? 0));
@@ -176,7 +178,7 @@ export function rolloutHtml(rollout: Rollout, options: HtmlExportOptions = {}): 
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(exportCsp())}">`,
+    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(exportCsp(o.sha256))}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<meta name="generator" content="Trajectory Inspector">`,
     `<title>${escapeHtml(title)}</title>`,

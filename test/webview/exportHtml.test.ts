@@ -3,6 +3,7 @@
  * opens it: the steps of a real rollout show, payloads planted in its texts are shown as text and
  * never run, nothing breaks the page's CSP, nothing is fetched, and ANSI colours show as colours.
  */
+import { sha256Base64 } from '../../src/core/export/sha256';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -52,7 +53,7 @@ describe('webview tier: the exported HTML page in Chromium', function () {
       ),
     };
     const red = await redactRollout(planted);
-    const html = rolloutHtml(red.rollout, { sourceName: path.basename(SWE), scores: new Map([[1, 0.1], [2, 0.9]]), labels: new Map([[1, -1 as const]]), footer: `redacted: ${red.total}` });
+    const html = rolloutHtml(red.rollout, { sha256: sha256Base64, sourceName: path.basename(SWE), scores: new Map([[1, 0.1], [2, 0.9]]), labels: new Map([[1, -1 as const]]), footer: `redacted: ${red.total}` });
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'export-html-')), 'rollout.html');
     fs.writeFileSync(file, html);
