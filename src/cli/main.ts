@@ -6,6 +6,7 @@
  *   trajectory-inspector export --format trl|agentprocessbench|processbench [options] <files…>
  *   trajectory-inspector agreement [options] <files…>
  *   trajectory-inspector sessions [--cwd DIR] [--json] [--root DIR]…
+ *   trajectory-inspector branch <file> --from N --model M --url URL [options]
  *
  * Exit codes: 0 success (validate: every rollout valid and no warning, or warnings with
  * `--warnings-ok`), 1 invalid input, load error (validate: or a warning),
@@ -22,6 +23,7 @@ import { LABEL_USAGE, runAgreement, runExport } from './labels';
 import { runScore, runScorerCheck, SCORE_USAGE } from './score';
 import { fileWarnings, partFailures, writeShowJson } from './showJson';
 import { REPLAY_USAGE, runReplay } from './replay';
+import { BRANCH_USAGE, runBranchCommand } from './branch';
 import { runSessions, SESSIONS_USAGE } from './sessions';
 import { outcomeText } from '../shared/outcome';
 
@@ -35,6 +37,7 @@ const USAGE = `Usage:
 ${SESSIONS_USAGE}
 ${LABEL_USAGE}
 ${REPLAY_USAGE}
+${BRANCH_USAGE}
 ${SCORE_USAGE}
   trajectory-inspector --version | --help`;
 
@@ -106,6 +109,7 @@ async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'export') return runExport(argv.slice(1));
   if (argv[0] === 'agreement') return runAgreement(argv.slice(1));
   if (argv[0] === 'replay') return runReplay(argv.slice(1));
+  if (argv[0] === 'branch') return runBranchCommand(argv.slice(1));
   if (argv[0] === 'score') return runScore(argv.slice(1));
   if (argv[0] === 'scorer-check') return runScorerCheck(argv.slice(1));
   if (argv[0] === 'sessions') return runSessions(argv.slice(1));
