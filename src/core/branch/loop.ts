@@ -18,7 +18,7 @@ import type { Rollout } from '../model';
 import type { StepComparison } from '../replay/compare';
 import type { ReplaySession } from '../replay/session';
 import { chatCompletion, ModelCallError, type ChatEndpoint, type ChatMessage, type ChatReply } from './client';
-import { BASH_TOOL, finishedWith, historyFrom, observationText, parseReply, rolloutUsesToolCalls } from './protocol';
+import { finishedWith, historyFrom, observationText, parseReply, shellToolFor } from './protocol';
 
 /** Limits of a branch's loop. */
 export interface BranchLimits {
@@ -138,7 +138,8 @@ export async function runBranch(o: BranchOptions): Promise<BranchResult> {
   const history = historyFrom(rollout, forkIndex);
   const messages: ChatMessage[] = [...history];
   emit({ type: 'forked', forkIndex, messages: messages.length });
-  const tools = rolloutUsesToolCalls(rollout) ? [BASH_TOOL] : [];
+  const tool = shellToolFor(rollout);
+  const tools = tool ? [tool] : [];
   const steps: BranchStep[] = [];
   let tokens = 0;
   let cost = 0;

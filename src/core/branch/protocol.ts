@@ -84,9 +84,14 @@ export function observationText(command: string, r: { output: string; exitCode: 
   );
 }
 
-/** The observation of a recorded step as the model saw it: re-rendered in the template when the exit code is known. */
-function recordedObservation(step: Step, i: number): string {
+/**
+ * The observation of a recorded step as the model saw it: for mini-swe-agent, re-rendered in its
+ * template when the exit code is known (the loader keeps the output apart from it); for other
+ * harnesses, the recorded output as it is.
+ */
+function recordedObservation(rollout: Rollout, step: Step, i: number): string {
   const o = step.observations[i];
+  if (rollout.format !== 'mini-swe-agent') return o.output;
   const cmd = step.actions[i]?.command ?? '';
   return o.exitCode === null ? o.output : observationText(cmd, { output: o.output, exitCode: o.exitCode, timedOut: false });
 }
@@ -100,7 +105,8 @@ function usesToolCalls(step: Step): boolean {
  * The chat history of a rollout before step `forkIndex` (0-based, exclusive): system and user steps
  * as their messages, each agent step as the assistant's reply (its `message`; with `tool_calls`
  * when its actions were tool calls) followed by its observations (tool messages for tool calls,
- * else user messages in the observation template), environment steps as user messages.
+ * else user messages; mini-swe-agent's in its observation template), environment steps as user
+ * messages. New observations of a branch always use mini-swe-agent's template (observationText).
  * Steps marked as copied from an earlier context count like the others; event steps (compaction,
  * API errors, unknown records) are left out: the model never saw them as messages.
  */
@@ -120,26 +126,46 @@ export function historyFrom(rollout: Rollout, forkIndex: number): ChatMessage[] 
         content: step.message,
         tool_calls: step.actions.map((a) => ({ id: a.callId!, type: 'function', function: { name: a.tool!, arguments: JSON.stringify(a.arguments ?? (a.command !== null ? { command: a.command } : {})) } })),
       });
-      step.observations.forEach((o, i) => out.push(o.callId ? { role: 'tool', tool_call_id: o.callId, content: recordedObservation(step, i) } : { role: 'user', content: recordedObservation(step, i) }));
+      // The API wants one tool message per call: by call id, else by position; a call without one gets a note.
+      const used = new Set<number>();
+      step.actions.forEach((a, k) => {
+        let i = step.observations.findIndex((o, j) => !used.has(j) && o.callId === a.callId);
+        if (i < 0 && step.observations[k] && !step.observations[k].callId && !used.has(k)) i = k;
+        if (i >= 0) used.add(i);
+        out.push({ role: 'tool', tool_call_id: a.callId!, content: i >= 0 ? recordedObservation(rollout, step, i) : '(no output was recorded)' });
+      });
+      step.observations.forEach((_, i) => {
+        if (!used.has(i)) out.push({ role: 'user', content: recordedObservation(rollout, step, i) });
+      });
     } else {
       out.push({ role: 'assistant', content: step.message });
-      step.observations.forEach((_, i) => out.push({ role: 'user', content: recordedObservation(step, i) }));
+      step.observations.forEach((_, i) => out.push({ role: 'user', content: recordedObservation(rollout, step, i) }));
     }
   }
   return out;
 }
 
-/** The OpenAI function tool a branch offers when the rollout's agent used tool calls: `bash {command}`. */
-export const BASH_TOOL = {
-  type: 'function',
-  function: {
-    name: 'bash',
-    description: 'Run a bash command in the task environment; its output and return code come back.',
-    parameters: { type: 'object', properties: { command: { type: 'string', description: 'the command line' } }, required: ['command'] },
-  },
-};
-
-/** True when any agent step of the rollout acted through chat-API tool calls (the branch then offers BASH_TOOL). */
-export function rolloutUsesToolCalls(rollout: Rollout): boolean {
-  return rollout.steps.some((s) => s.role === 'agent' && usesToolCalls(s));
+/**
+ * The OpenAI function tool a branch offers when the rollout's agent used tool calls: one shell tool
+ * `{command}`, named as the rollout's own shell tool (`execute_bash` for OpenHands; the name its
+ * shell actions used most), else `bash`. Null when the rollout's agent did not use tool calls.
+ */
+export function shellToolFor(rollout: Rollout): { type: 'function'; function: { name: string; description: string; parameters: unknown } } | null {
+  const names = new Map<string, number>();
+  let toolCalls = false;
+  for (const s of rollout.steps) {
+    if (s.role !== 'agent' || !usesToolCalls(s)) continue;
+    toolCalls = true;
+    for (const a of s.actions) if (a.kind === 'shell' && a.tool) names.set(a.tool, (names.get(a.tool) ?? 0) + 1);
+  }
+  if (!toolCalls) return null;
+  const name = [...names].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'bash';
+  return {
+    type: 'function',
+    function: {
+      name,
+      description: 'Run a bash command in the task environment; its output and return code come back.',
+      parameters: { type: 'object', properties: { command: { type: 'string', description: 'the command line' } }, required: ['command'] },
+    },
+  };
 }

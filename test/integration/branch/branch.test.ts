@@ -139,6 +139,30 @@ describe('branch: continue a rollout with another model (real Docker engine, fak
     assert.equal(b.steps[4].message, 'Looks done to me.');
   });
 
+  it('an OpenHands rollout (persistent shell, tool calls): step 4 replayed in /app, the new commands share one shell; its shell tool is offered', async () => {
+    const oh = (await loadFile(sample('openhands/harbor-rfc_openhands_trajectory.json'))).rollouts[0];
+    fake = await startFakeModel([
+      { toolCall: { name: 'execute_bash', arguments: '{"command":"cat hello.txt && cd /tmp"}', id: 'c1' } },
+      { toolCall: { name: 'execute_bash', arguments: '{"command":"pwd"}', id: 'c2' } },
+      { text: 'Done.' },
+    ]);
+    const s = new ReplaySession(buildPlan(oh, { image: TEST_IMAGE }), docker, { limits: testLimits(), session: testSession() });
+    sessions.push(s);
+    assert.equal(s.plan.mode, 'shell');
+    const r = await runBranch({ rollout: oh, from: 5, session: s, endpoint: { url: fake.url, model: 'fake-model' }, limits: { maxSteps: 5 } });
+    assert.deepEqual(r.replayed.map((c) => [c.stepIndex + 1, c.status]), [[4, 'same']]);
+    assert.deepEqual(run(r), [
+      [5, 'cat hello.txt && cd /tmp', 'Hello, world!\n', 0],
+      [6, 'pwd', '/tmp\n', 0],
+      [7, null, null, null],
+    ]);
+    assert.equal(r.stop.reason, 'no-action');
+    assert.deepEqual(fake.requests[0].tools.map((t: any) => t.function.name), ['execute_bash']); // the rollout's own shell tool
+    // The recorded history carries the rollout's own tool calls and tool messages.
+    assert.ok(fake.requests[0].messages.some((m: any) => m.role === 'assistant' && m.tool_calls?.length));
+    assert.ok(fake.requests[0].messages.some((m: any) => m.role === 'tool'));
+  });
+
   it('an endpoint that fails (HTTP 500) or hangs ends the branch with the reason; the step limit too', async () => {
     const failed = await branch(3, [{ text: bashReply('echo one') }, { status: 500, body: 'upstream down' }]);
     assert.equal(failed.steps.length, 1);

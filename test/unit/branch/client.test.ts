@@ -9,8 +9,9 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chatCompletion, completionsUrl, ModelCallError, parseChatResponse, redactUrl } from '../../../src/core/branch/client';
 import { forkIndexOf } from '../../../src/core/branch/loop';
-import { finishedWith, historyFrom, observationText, parseReply } from '../../../src/core/branch/protocol';
+import { finishedWith, historyFrom, observationText, parseReply, shellToolFor } from '../../../src/core/branch/protocol';
 import { loadFile } from '../../../src/core/load';
+import { makeStep, unknownOutcome, type Rollout } from '../../../src/core/model';
 import { sample } from '../samples';
 import { bashReply, startFakeModel, type FakeModel } from './fakeModel';
 
@@ -150,5 +151,37 @@ describe('branch: reply parser and protocol (mini-swe-agent)', () => {
     // The recorded messages, re-rendered from the parsed observations.
     assert.equal(h[3].content, '<returncode>0</returncode>\n<output>\n</output>');
     assert.equal(h[5].content, '<returncode>0</returncode>\n<output>\nHello, world!\n</output>');
+  });
+  it('tool-call history: one tool message per call (by id, a missing one noted), the rollout\'s shell tool offered', () => {
+    const r: Rollout = {
+      id: 'r', format: 'openai-chat', schemaVersion: null, source: { path: '/x.json', range: null, line: null }, task: { id: null, instruction: null },
+      agent: { name: null, version: null, model: null }, environment: { image: null, workdir: null }, outcome: unknownOutcome(), groupId: null, metadata: {},
+      steps: [
+        makeStep(0, 'user', { message: 'do it' }),
+        makeStep(1, 'agent', {
+          message: 'two calls',
+          actions: [
+            { kind: 'shell', command: 'ls', tool: 'run_shell', arguments: { command: 'ls' }, callId: 'c1' },
+            { kind: 'shell', command: 'pwd', tool: 'run_shell', arguments: { command: 'pwd' }, callId: 'c2' },
+          ],
+          observations: [{ callId: 'c1', output: 'a b', exitCode: 0, truncated: false }],
+        }),
+      ],
+    };
+    assert.deepEqual(historyFrom(r, 2), [
+      { role: 'user', content: 'do it' },
+      {
+        role: 'assistant',
+        content: 'two calls',
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'run_shell', arguments: '{"command":"ls"}' } },
+          { id: 'c2', type: 'function', function: { name: 'run_shell', arguments: '{"command":"pwd"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'a b' }, // not mini-swe-agent: as recorded
+      { role: 'tool', tool_call_id: 'c2', content: '(no output was recorded)' },
+    ]);
+    assert.equal(shellToolFor(r)?.function.name, 'run_shell');
+    assert.equal(shellToolFor({ ...r, steps: [r.steps[0]] }), null);
   });
 });
