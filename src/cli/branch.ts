@@ -73,7 +73,7 @@ export async function runBranchCommand(argv: string[]): Promise<number> {
     if (!/^https?:\/\//i.test(url) || redactUrl(url) === '(not a URL)') throw new UsageError(`--url ${redactUrl(url)}: an http(s) URL of an OpenAI-compatible endpoint (e.g. http://127.0.0.1:8000/v1)`);
     const keyEnv = o.get('--api-key-env');
     if (keyEnv !== undefined) {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv)) throw new UsageError(`--api-key-env takes the name of an environment variable, not ${JSON.stringify(keyEnv.slice(0, 40))}`);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv)) throw new UsageError('--api-key-env takes the name of an environment variable (letters, digits, _), never the key itself (not shown)');
       apiKey = process.env[keyEnv] ?? null;
       if (!apiKey) throw new UsageError(`--api-key-env ${keyEnv}: the environment variable is not set`);
     }
