@@ -7,6 +7,7 @@
  *   trajectory-inspector agreement [options] <files…>
  *   trajectory-inspector sessions [--cwd DIR] [--json] [--root DIR]…
  *   trajectory-inspector export-rollout <file> [--rollout K] [--steps A-B] --as html|md [--out FILE]
+ *   trajectory-inspector branch <file> --from N --model M --url URL [options]
  *
  * `show` of one file of at least 64 MiB (an ATIF trajectory, a JSONL dump of one rollout per line)
  * writes its output as it reads the file, with a warning naming the checks a full load runs that a
@@ -27,6 +28,7 @@ import { LABEL_USAGE, runAgreement, runExport } from './labels';
 import { runScore, runScorerCheck, SCORE_USAGE } from './score';
 import { fileWarnings, partFailures, writeShowJson } from './showJson';
 import { REPLAY_USAGE, runReplay } from './replay';
+import { BRANCH_USAGE, runBranchCommand } from './branch';
 import { runSessions, SESSIONS_USAGE } from './sessions';
 import { EXPORT_ROLLOUT_USAGE, runExportRollout } from './exportRollout';
 import { rolloutHeadText, stepText } from './showText';
@@ -43,6 +45,7 @@ ${SESSIONS_USAGE}
 ${EXPORT_ROLLOUT_USAGE}
 ${LABEL_USAGE}
 ${REPLAY_USAGE}
+${BRANCH_USAGE}
 ${SCORE_USAGE}
   trajectory-inspector --version | --help`;
 
@@ -94,6 +97,7 @@ async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'export') return runExport(argv.slice(1));
   if (argv[0] === 'agreement') return runAgreement(argv.slice(1));
   if (argv[0] === 'replay') return runReplay(argv.slice(1));
+  if (argv[0] === 'branch') return runBranchCommand(argv.slice(1));
   if (argv[0] === 'score') return runScore(argv.slice(1));
   if (argv[0] === 'scorer-check') return runScorerCheck(argv.slice(1));
   if (argv[0] === 'sessions') return runSessions(argv.slice(1));

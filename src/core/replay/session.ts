@@ -18,9 +18,9 @@ import { compareEdit, compareStep, type StepComparison } from './compare';
 import { ContainerFs } from './containerFs';
 import { ensureImage, ReplayContainer, type PullProgress, type ReplayLimits } from './docker';
 import { applyFileEdit } from './edits';
-import { executorFor, type Executor } from './executors';
+import { executorFor, type Executor, type StepRun } from './executors';
 import type { NormalizationRule } from './normalize';
-import type { ReplayPlan } from './plan';
+import type { ReplayPlan, ReplayStep } from './plan';
 import { copyIntoContainer, scanWorkspace, WORKSPACE_COPY_LIMITS, type WorkspaceScan } from './workspace';
 
 /** Events a session reports while it runs. */
@@ -157,22 +157,7 @@ export class ReplaySession {
         : null;
       result = await compareEdit(this.plan, i, outcome, { rules: this.options.rules, stateMayDiffer, written: !!outcome?.applied && !dryRun });
     } else {
-      let run = null;
-      if (step.replayable) {
-        const disk = this.container!.watchDisk();
-        try {
-          run = await this.executor!.run(step, (text) => this.emit({ type: 'output', planIndex: i, text }));
-        } finally {
-          await disk.stop();
-        }
-        if (disk.exceeded) {
-          // The watch killed every process: whatever the executor made of that, start it afresh.
-          await this.executor!.restart().catch(() => undefined);
-          const gib = this.options.limits.diskMiB / 1024;
-          const size = gib >= 1 ? `${Number(gib.toFixed(1))} GiB` : `${this.options.limits.diskMiB} MiB`;
-          run = { ...run, exitCode: null, timedOut: false, capped: false, error: `wrote more than ${size} into the container's filesystem (the disk limit: setting trajectoryInspector.replay.diskMiB, --disk): every process was stopped` };
-        }
-      }
+      const run = step.replayable ? await this.execute(step, (text) => this.emit({ type: 'output', planIndex: i, text })) : null;
       result = await compareStep(this.plan, i, run, { rules: this.options.rules, stateMayDiffer });
     }
     this.results[i] = result;
@@ -181,6 +166,41 @@ export class ReplaySession {
     if (!step.replayable && this.snapshotBefore.has(i)) this.snapshotBefore.set(i + 1, this.snapshotBefore.get(i)!);
     this.emit({ type: 'step-end', result });
     return result;
+  }
+
+  /** Runs one command step through the executor, under the disk watch (a step past the disk limit is stopped). */
+  private async execute(step: ReplayStep, onData: (text: string) => void): Promise<StepRun> {
+    const disk = this.container!.watchDisk();
+    let run: StepRun;
+    try {
+      run = await this.executor!.run(step, onData);
+    } finally {
+      await disk.stop();
+    }
+    if (disk.exceeded) {
+      // The watch killed every process: whatever the executor made of that, start it afresh.
+      await this.executor!.restart().catch(() => undefined);
+      const gib = this.options.limits.diskMiB / 1024;
+      const size = gib >= 1 ? `${Number(gib.toFixed(1))} GiB` : `${this.options.limits.diskMiB} MiB`;
+      run = { ...run, exitCode: null, timedOut: false, capped: false, error: `wrote more than ${size} into the container's filesystem (the disk limit: setting trajectoryInspector.replay.diskMiB, --disk): every process was stopped` };
+    }
+    return run;
+  }
+
+  /**
+   * Runs a command that is not in the plan (a branch's new step, core/branch) in the session's
+   * container, the way the plan's mode runs its steps (exec: its own `bash -lc` in the plan's
+   * workdir; shell: the persistent shell), under the same limits (step timeout, output cap, disk).
+   * Nothing is compared or recorded in `results`, and `next` does not move: after it the container
+   * no longer holds the state the plan position says (Step back / rewind restore a snapshot).
+   * @throws when the session is not started or busy, or the plan's mode is tmux (keystrokes, not commands)
+   */
+  runCommand(input: string, onData: (text: string) => void = () => undefined): Promise<StepRun> {
+    return this.guard(async () => {
+      if (this.plan.mode === 'tmux') throw new Error('a tmux-mode session types keystrokes: it runs no shell command of its own');
+      const step: ReplayStep = { stepIndex: -1, kind: 'command', input, workdir: null, waitSec: null, recorded: { output: '', exitCode: null, cwd: null, truncated: false, missing: true }, replayable: true, reason: null };
+      return this.execute(step, onData);
+    });
   }
 
   /** Runs the next step. @returns its comparison, or null when all steps ran */

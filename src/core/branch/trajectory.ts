@@ -1,0 +1,170 @@
+/**
+ * A branch written as a Harbor ATIF v1.6 `trajectory.json` (schema: harbor-framework/harbor
+ * `src/harbor/models/trajectories/*.py`, RFC `docs/rfcs/0001-trajectory-format.md`; the fields this
+ * project reads: formats/atif.ts, ../shared/docs/reference/formats.md §1), so it opens like any
+ * rollout:
+ *
+ * - steps 1 … forkIndex are the parent's, copied (`is_copied_context: true`) with their recorded
+ *   messages, calls and observations; `extra.replay` holds what the replay of each command gave
+ *   (status, exit code, summary);
+ * - the new steps follow: `source: "agent"`, `model_name`, the reply as `message` (its reasoning as
+ *   `reasoning_content`), the command as a `bash` tool call `{command}` (the reply's own call id and
+ *   tool name when it answered with a tool call), the output as the observation's `content` ending
+ *   in Harbor's `[exit_code] N` marker (ATIF has no exit-code field; the loader reads the marker),
+ *   usage as `metrics`, and `extra` with the exit code, timeout and output-cap flags;
+ * - `extra.branch` (root) links the parent: `{parent: {file, rolloutId, format, step, forkStep},
+ *   model, endpoint (URL without key), image, startedAt, stop: {reason, detail}, limits}`.
+ *
+ * Harbor's own validator forbids unknown keys; everything here is a field of v1.6 (`extra` where
+ * the schema has one).
+ */
+import type { Action, Rollout, Step } from '../model';
+import type { StepComparison } from '../replay/compare';
+import type { BranchLimits, BranchResult, BranchStop } from './loop';
+
+/** ATIF version a branch is written in. */
+export const BRANCH_ATIF_VERSION = 'ATIF-v1.6';
+
+/** What the trajectory says about where the branch came from. */
+export interface BranchHeader {
+  /** Absolute path of the parent file. */
+  parentFile: string;
+  /** Step N as asked (1-based). */
+  from: number;
+  model: string;
+  /** Endpoint URL as it may be written down (client.ts redactUrl). */
+  endpoint: string;
+  image: string;
+  startedAt: string;
+  limits: BranchLimits;
+  /** Session id of the new trajectory (random). */
+  sessionId: string;
+  /** Program version that wrote it. */
+  writer?: string;
+}
+
+type Json = Record<string, unknown>;
+
+function toolCallOf(a: Action, stepId: number, i: number): Json | null {
+  const id = a.callId ?? `call_${stepId}_${i + 1}`;
+  if (a.command !== null && (a.kind === 'shell' || a.kind === 'finish' || a.kind === 'keystrokes')) {
+    const args = a.kind === 'keystrokes' ? { keystrokes: a.command } : { command: a.command };
+    const name = a.kind === 'keystrokes' ? 'bash_command' : a.tool && /bash|shell|command|exec/i.test(a.tool) ? a.tool : 'bash';
+    return { tool_call_id: id, function_name: name, arguments: args };
+  }
+  if (a.tool) return { tool_call_id: id, function_name: a.tool, arguments: typeof a.arguments === 'object' && a.arguments !== null && !Array.isArray(a.arguments) ? a.arguments : {} };
+  if (a.kind === 'finish') return { tool_call_id: id, function_name: 'finish', arguments: {} };
+  return null;
+}
+
+const withExit = (output: string, code: number | null) => (code === null ? output : `${output}${output === '' || output.endsWith('\n') ? '' : '\n'}[exit_code] ${code}`);
+
+/** A parent step copied into the branch. */
+function copiedStep(s: Step, stepId: number, replays: StepComparison[]): Json {
+  const source = s.role === 'environment' ? 'system' : s.role;
+  const out: Json = { step_id: stepId, source, message: s.message, is_copied_context: true };
+  if (s.timestamp) out.timestamp = s.timestamp;
+  if (s.role === 'agent') {
+    if (s.reasoning) out.reasoning_content = s.reasoning;
+    const calls = s.actions.map((a, i) => toolCallOf(a, stepId, i)).filter((c): c is Json => c !== null);
+    if (calls.length) out.tool_calls = calls;
+    if (s.tokens || s.costUsd !== null) {
+      out.metrics = { prompt_tokens: s.tokens?.prompt ?? undefined, completion_tokens: s.tokens?.completion ?? undefined, cached_tokens: s.tokens?.cached ?? undefined, cost_usd: s.costUsd ?? undefined };
+    }
+  }
+  if (s.observations.length && (s.role === 'agent' || source === 'system')) {
+    const calls = (out.tool_calls as Json[] | undefined) ?? [];
+    out.observation = {
+      results: s.observations.map((o, i) => {
+        const r: Json = { content: withExit(o.output, o.exitCode) };
+        // source_call_id must name a call of the same step.
+        const id = o.callId && calls.some((c) => c.tool_call_id === o.callId) ? o.callId : calls.length === s.observations.length ? calls[i].tool_call_id : null;
+        if (id) r.source_call_id = id;
+        return r;
+      }),
+    };
+  }
+  if (replays.length) {
+    out.extra = { replay: replays.map((r) => ({ status: r.status, summary: r.summary, exitCode: r.replayed?.exitCode ?? null })) };
+  }
+  return out;
+}
+
+function stopJson(stop: BranchStop): Json {
+  return stop.reason === 'submitted' ? { reason: stop.reason, submission: stop.submission } : { ...stop };
+}
+
+/**
+ * The ATIF document of a branch (module docs), ready for `JSON.stringify`.
+ * @param parent the rollout the branch continues (its steps before `result.forkIndex` are copied)
+ */
+export function branchTrajectory(parent: Rollout, result: BranchResult, h: BranchHeader): Json {
+  const steps: Json[] = [];
+  for (const s of parent.steps.slice(0, result.forkIndex)) {
+    steps.push(copiedStep(s, steps.length + 1, result.replayed.filter((r) => r.stepIndex === s.index)));
+  }
+  let prompt = 0;
+  let completion = 0;
+  let cached = 0;
+  let cost: number | null = null;
+  for (const b of result.steps) {
+    const id = steps.length + 1;
+    const u = b.reply.usage;
+    prompt += u.prompt ?? 0;
+    completion += u.completion ?? 0;
+    cached += u.cached ?? 0;
+    if (u.costUsd !== null) cost = (cost ?? 0) + u.costUsd;
+    const step: Json = { step_id: id, timestamp: b.startedAt, source: 'agent', model_name: h.model, message: b.reply.content };
+    if (b.reply.reasoning) step.reasoning_content = b.reply.reasoning;
+    if (b.command !== null) {
+      const callId = b.callId ?? `call_${id}_1`;
+      step.tool_calls = [{ tool_call_id: callId, function_name: b.tool ?? 'bash', arguments: { command: b.command } }];
+      if (b.result) step.observation = { results: [{ source_call_id: callId, content: withExit(b.result.output, b.result.exitCode) }] };
+    }
+    const metrics: Json = {};
+    if (u.prompt !== null) metrics.prompt_tokens = u.prompt;
+    if (u.completion !== null) metrics.completion_tokens = u.completion;
+    if (u.cached !== null) metrics.cached_tokens = u.cached;
+    if (u.costUsd !== null) metrics.cost_usd = u.costUsd;
+    if (Object.keys(metrics).length) step.metrics = metrics;
+    step.extra = {
+      branch: {
+        exitCode: b.result?.exitCode ?? null,
+        timedOut: b.result?.timedOut ?? false,
+        outputCapped: b.result?.capped ?? false,
+        error: b.result?.error ?? null,
+        finishReason: b.reply.finishReason,
+        durationSec: b.durationSec,
+        observation: b.observation,
+      },
+    };
+    steps.push(step);
+  }
+  const forkStep = result.forkIndex + 1;
+  return {
+    schema_version: BRANCH_ATIF_VERSION,
+    session_id: h.sessionId,
+    agent: { name: parent.agent.name ?? 'trajectory-inspector-branch', version: h.writer ?? 'trajectory-inspector', model_name: h.model },
+    steps,
+    notes: `Branch of ${parent.id} from step ${forkStep} with ${h.model}: steps 1–${result.forkIndex} are copied from the parent, the rest are new. Ended: ${result.stop.reason}.`,
+    final_metrics: {
+      total_prompt_tokens: prompt,
+      total_completion_tokens: completion,
+      total_cached_tokens: cached,
+      ...(cost !== null ? { total_cost_usd: cost } : {}),
+      total_steps: steps.length,
+    },
+    extra: {
+      branch: {
+        parent: { file: h.parentFile, rolloutId: parent.id, format: parent.format, step: h.from, forkStep },
+        model: h.model,
+        endpoint: h.endpoint,
+        image: h.image,
+        startedAt: h.startedAt,
+        limits: { maxSteps: h.limits.maxSteps, maxTotalTokens: h.limits.maxTotalTokens ?? null, maxCostUsd: h.limits.maxCostUsd ?? null },
+        newSteps: result.steps.length,
+        stop: stopJson(result.stop),
+      },
+    },
+  };
+}
