@@ -25,6 +25,7 @@ import { makeFakeHome } from '../unit/sessions/fakeHome';
 import {
   e2eSuite, quickInput, runCommand, screenshot, sessionsPane, UI_MS, viewPane, waitForQuickInputTitle, waitUntil, widenSidebar,
 } from './harness';
+import { formatLabel } from '../../src/core/formats/registry';
 import { loadFile } from '../../src/core/load';
 import type { Rollout } from '../../src/core/model';
 
@@ -143,7 +144,8 @@ describe('e2e: Sessions view (Claude Code and Codex sessions of a fake home)', f
     });
     // The timeline (a custom editor: a webview), not the text editor: the session's steps and header.
     const tl = await timelineOf(parentSession.steps.length);
-    assert.match(await tl.locator('header .format').innerText(), /Claude Code session/);
+    // The header names the format as its loader labels it.
+    assert.ok((await tl.locator('header .format').innerText()).includes(formatLabel('claude-code')), 'the header names the format');
     assert.equal(await tl.locator('header .workdir .value').innerText(), e2e.workspace);
     const firstCommand = parentSession.steps.flatMap((s) => s.actions).find((a) => a.kind === 'shell')!.command!;
     await waitUntil(async () => (await tl.locator('.action-command.shell').allInnerTexts()).some((t) => t.includes(firstCommand.split('\n')[0])), UI_MS,

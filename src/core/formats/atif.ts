@@ -29,7 +29,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { asWarning, describeValue, RolloutLoadError, type LocatedIssue } from '../errors';
 import { JsonDoc } from '../json';
-import { unknownOutcome, type Observation, type Rollout, type SourceRange, type Step } from '../model';
+import { unknownOutcome, type Observation, type Rollout, type RolloutLink, type SourceRange, type Step } from '../model';
 import { errorLines, harborLinks, parseTrialResult, readTrialResultNear, RESULT_LABEL, trialAgent, trialDirOf, trialMetadata, trialOutcome, type LoadedTrialResult } from './atifTrial';
 import { inlineExitCode, textExitCode, textToolCalls } from './textToolCalls';
 import { trialAttempts } from './harborLayout';
@@ -459,8 +459,35 @@ async function rolloutHead(
   // A Harbor trial's raw agent session (agent/sessions/…, agent/*.txt) and its other attempts.
   const trialDir = trialDirOf(file);
   const links = trialDir ? await harborLinks(trialDir, files) : [];
+  const parent = await branchParentLink(traj.extra, file, files);
+  if (parent) links.unshift(parent);
   if (links.length) rollout.links = links;
   return rollout;
+}
+
+/**
+ * The `parent` link of a branch written by `trajectory-inspector branch` (src/core/branch/
+ * trajectory.ts: root `extra.branch.parent` = `{file, rolloutId, step, forkStep}`): the parent
+ * rollout at the step the branch forked from. Null for any other trajectory (or a malformed
+ * `extra.branch`, which is the writer's business, not a load error). A parent file that does not
+ * resolve (FileAccess.realpath) is marked missing.
+ */
+async function branchParentLink(extra: unknown, file: string, files: FileAccess): Promise<RolloutLink | null> {
+  const b = isObject(extra) && isObject(extra.branch) ? extra.branch : null;
+  const p = b && isObject(b.parent) ? b.parent : null;
+  if (!p || typeof p.file !== 'string' || p.file === '') return null;
+  const target = path.isAbsolute(p.file) ? p.file : path.resolve(path.dirname(file), p.file);
+  const fork = typeof p.forkStep === 'number' && Number.isInteger(p.forkStep) && p.forkStep >= 1 ? p.forkStep : null;
+  const model = typeof b!.model === 'string' ? ` with ${b!.model}` : '';
+  const exists = files.realpath ? (await files.realpath(target)) !== null : true;
+  return {
+    relation: 'parent',
+    label: `branched from ${fork !== null ? `step #${fork} of ` : ''}${path.basename(target)}${model}`,
+    path: target,
+    rolloutId: typeof p.rolloutId === 'string' ? p.rolloutId : null,
+    stepIndex: fork !== null ? fork - 1 : null,
+    missing: exists ? null : `the parent file ${target} is not there`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -109,6 +109,10 @@ describe('branch: continue a rollout with another model (real Docker engine, fak
       [[['shell', 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT']], [['COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n[exit_code] 0', 0]]],
     ]);
     assert.equal(b.agent.model, 'fake-model');
+    // The loader reads the parent link: the timeline and the Rollouts view offer to open the parent at the fork.
+    const up = b.links?.find((l) => l.relation === 'parent');
+    assert.deepEqual(up && { path: up.path, rolloutId: up.rolloutId, stepIndex: up.stepIndex, missing: up.missing }, { path: parent.source.path, rolloutId: parent.id, stepIndex: 2, missing: null });
+    assert.match(up!.label, /^branched from step #3 of .+ with fake-model$/);
     assert.equal(b.steps[2].tokens?.prompt, 101);
     const link = (b.metadata.extra as any).branch;
     assert.deepEqual(link.parent, { file: parent.source.path, rolloutId: parent.id, format: 'mini-swe-agent', step: 2, forkStep: 3 });
