@@ -328,10 +328,12 @@ const TMUX_HISTORY = 50000;
  * `wait`: wait the recorded time, ending early when a running program returns to the prompt),
  * BEFORE (prompt count before the keys), TICKS (tenths of a second to wait at most), CAP_LINES
  * (history lines the step may add), H0 (history lines before), MORE_TICKS (tenths of a second the
- * shell may sit at a continuation prompt before the step counts as waiting for more input).
+ * shell may sit at a continuation prompt with the pane unchanged before the step counts as waiting
+ * for more input: while a long paste is still being typed — slowly, on a loaded machine — each line
+ * it consumes moves the cursor, so it never counts as waiting).
  * Prints one word: `idle`, `waited`, `timeout`, `cap`, `more`.
  */
-const TMUX_WAIT = `F=${PROMPT_STATE}; mode=$1; b=$2; ticks=$3; cap=$4; h0=$5; more=$6; t=0; m=0
+const TMUX_WAIT = `F=${PROMPT_STATE}; mode=$1; b=$2; ticks=$3; cap=$4; h0=$5; more=$6; t=0; m=0; last=
 while :; do
   s=; n=0; read -r s n < "$F" 2>/dev/null
   if [ "$s" = idle ] && [ "$n" -gt "$b" ]; then
@@ -339,9 +341,11 @@ while :; do
     [ "$s2 $n2" = "idle $n" ] && { echo idle; exit 0; }
     continue
   fi
-  if [ "$mode" = idle ] && [ "$s" = more ]; then m=$((m+1)); [ "$m" -ge "$more" ] && { echo more; exit 0; }; else m=0; fi
+  sig=$(tmux display -p -t ti '#{history_size} #{cursor_y} #{cursor_x}' 2>/dev/null || echo 0)
+  h=\${sig%% *}
+  if [ "$mode" = idle ] && [ "$s" = more ] && [ "$sig" = "$last" ]; then m=$((m+1)); [ "$m" -ge "$more" ] && { echo more; exit 0; }; else m=0; fi
+  last=$sig
   [ "$t" -ge "$ticks" ] && { [ "$mode" = wait ] && echo waited || echo timeout; exit 0; }
-  h=$(tmux display -p -t ti '#{history_size}' 2>/dev/null || echo 0)
   if [ $((h - h0)) -gt "$cap" ] || { [ "$h" -ge ${TMUX_HISTORY} ] && [ "$h0" -lt ${TMUX_HISTORY} ]; }; then echo cap; exit 0; fi
   sleep 0.1; t=$((t+1))
 done`;
