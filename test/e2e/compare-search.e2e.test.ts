@@ -70,6 +70,31 @@ describe('e2e: compare rollouts and search across them', function () {
     }, timeoutMs, () => `no webview frame shows ${selector}; frames: ${e2e.page.frames().map((f) => f.url().slice(0, 80)).join(', ')}`) as Promise<Frame>;
   }
 
+  /** Every webview frame's selected step card (data-index), for a failure message. */
+  async function selectedInFrames(): Promise<string> {
+    const out: string[] = [];
+    for (const f of e2e.page.frames()) {
+      if (!(await f.locator('ti-app').count().catch(() => 0))) continue;
+      out.push(JSON.stringify(await f.locator('.step-card.selected').evaluateAll((els) => els.map((e) => e.getAttribute('data-index'))).catch(() => 'gone')));
+    }
+    return out.join(', ') || 'no timeline frame';
+  }
+
+  /**
+   * The timeline frame whose selected step is `index`. A closed editor's webview frame can stay in
+   * the page a while (it held step 0 and was picked as "the" timeline: a CI failure), so the frame is
+   * found by what it selects, and the failure names what every timeline frame selects.
+   */
+  async function timelineSelecting(index: number): Promise<Frame> {
+    return (await waitUntil(async () => {
+      for (const f of e2e.page.frames()) {
+        const sel = await f.locator('ti-app .step-card.selected').evaluateAll((els) => els.map((e) => e.getAttribute('data-index'))).catch(() => []);
+        if (sel.length === 1 && sel[0] === String(index)) return f;
+      }
+      return null;
+    }, UI_MS, async () => `no timeline selected step index ${index} (selected per timeline frame: ${await selectedInFrames()})`))!;
+  }
+
   it('compares two rollouts step by step and opens a step of one side in the timeline', async () => {
     await runCommand(e2e.page, 'Trajectory Inspector: Compare Rollouts…');
     await pickInQuickInput(e2e.page, 'Compare Rollouts: First', 'base/marshmallow.traj');
@@ -94,9 +119,7 @@ describe('e2e: compare rollouts and search across them', function () {
 
     // The only-right step is step 9 of the copy: clicking it opens the copy's timeline there.
     await only.locator('.cell[data-side="right"] .open-step').click();
-    const timeline = await frameWith('ti-app .step-card');
-    await waitUntil(async () => (await timeline.locator('.step-card.selected').getAttribute('data-index').catch(() => null)) === '8', UI_MS,
-      async () => `the timeline did not select step index 8 (got ${await timeline.locator('.step-card.selected').first().getAttribute('data-index').catch(() => 'none')})`);
+    await timelineSelecting(8);
     const tab = e2e.page.locator('.tabs-container .tab', { hasText: 'marshmallow.traj' });
     assert.ok((await tab.count()) >= 1, 'no timeline tab for the copy');
     await screenshot(e2e.page, 'compare-opened');
@@ -196,9 +219,7 @@ describe('e2e: compare rollouts and search across them', function () {
 
     // Open step 9 of the copy from the results.
     await pane.locator('.monaco-list-row', { hasText: /^#9 command:/ }).first().click();
-    const timeline = await frameWith('ti-app .step-card');
-    await waitUntil(async () => (await timeline.locator('.step-card.selected').getAttribute('data-index').catch(() => null)) === '8', UI_MS,
-      async () => `the timeline did not select step index 8 (got ${await timeline.locator('.step-card.selected').first().getAttribute('data-index').catch(() => 'none')})`);
+    const timeline = await timelineSelecting(8);
     // …and shows it (scrolled into view).
     await waitUntil(
       () => timeline.locator('.step-card.selected').evaluate((el: any) => {
