@@ -1,6 +1,6 @@
 /**
  * Harbor / Terminal-Bench 2 ATIF (Agent Trajectory Interchange Format) `trajectory.json`, schema
- * versions ATIF-v1.0 … ATIF-v1.8, and Harbor trial `result.json` files.
+ * versions ATIF-v1.0 … ATIF-v1.8. A trial `result.json` opened on its own is harborTrialResult.ts.
  *
  * Source definitions (harbor-framework/harbor, formerly laude-institute/harbor):
  * - trajectory: `src/harbor/models/trajectories/{trajectory,step,tool_call,observation,
@@ -30,9 +30,8 @@ import { z } from 'zod';
 import { asWarning, describeValue, RolloutLoadError, type LocatedIssue } from '../errors';
 import { JsonDoc } from '../json';
 import { unknownOutcome, type Observation, type Rollout, type RolloutLink, type SourceRange, type Step } from '../model';
-import { errorLines, harborLinks, parseTrialResult, readTrialResultNear, RESULT_LABEL, trialAgent, trialDirOf, trialMetadata, trialOutcome, type LoadedTrialResult } from './atifTrial';
+import { errorLines, harborLinks, readTrialResultNear, trialAgent, trialDirOf, trialMetadata, trialOutcome, type LoadedTrialResult } from './atifTrial';
 import { inlineExitCode, textExitCode, textToolCalls } from './textToolCalls';
-import { trialAttempts } from './harborLayout';
 import { toolCallAction, toolNames } from './toolCalls';
 import type { Detection, FileAccess, FormatLoader, LoadInput } from './types';
 import { contentText, isObject, secondsBetween, singleDoc, str, terminusReplyActions } from './util';
@@ -323,7 +322,7 @@ async function readContinuations(
  * the trial's result.json (`trial` given: use it; undefined: look beside the file).
  * @throws RolloutLoadError for an unsupported schema version or a non-conforming trajectory
  */
-async function loadTrajectory(doc: JsonDoc, files: FileAccess, trial?: LoadedTrialResult | null, issues?: LocatedIssue[]): Promise<Rollout> {
+export async function loadTrajectory(doc: JsonDoc, files: FileAccess, trial?: LoadedTrialResult | null, issues?: LocatedIssue[]): Promise<Rollout> {
   const file = doc.file;
   const traj = parseTrajectory(doc);
   const warnings: string[] = [];
@@ -576,78 +575,5 @@ export const atifLoader: FormatLoader = {
   detect: atifDetect,
   async load(input) {
     return [await loadTrajectory(singleDoc(input, FORMAT_LABEL), input.files, undefined, (input.issues ??= []))];
-  },
-};
-
-/**
- * Loader for a Harbor trial `result.json` (`TrialResult`, `src/harbor/models/trial/result.py`)
- * opened on its own.
- *
- * Detects by `task_name` + `trial_name` + (`verifier_result` or `agent_info`). When the trial folder
- * holds `agent/trajectory.json` (or `trajectory.json`), returns that trajectory's rollout with this
- * result joined. Otherwise (or when that trajectory cannot be read, noted in `metadata.warnings`)
- * returns one rollout with no steps carrying the outcome, task, agent, exception and timings.
- *
- * Throws RolloutLoadError (located) when the file's TrialResult fields have the wrong types.
- */
-export const harborTrialResultLoader: FormatLoader = {
-  id: 'harbor-trial-result',
-  label: RESULT_LABEL,
-  detect(input) {
-    if (!input.doc) return { accept: false, reason: 'not a single JSON document' };
-    const v = input.doc.value;
-    if (!isObject(v)) return { accept: false, reason: 'top-level value is not a JSON object' };
-    if (typeof v.task_name !== 'string' || typeof v.trial_name !== 'string') {
-      return { accept: false, reason: 'no "task_name" and "trial_name" strings' };
-    }
-    if (!('verifier_result' in v) && !('agent_info' in v)) return { accept: false, reason: 'neither "verifier_result" nor "agent_info"' };
-    return { accept: true, confidence: 0.9 };
-  },
-  async load(input) {
-    const result = parseTrialResult(singleDoc(input, RESULT_LABEL));
-    const trial: LoadedTrialResult = { path: input.path, result };
-    const dir = path.dirname(input.path);
-    const warnings: string[] = [];
-    // A retried trial whose final attempt is an `attempts/<NNN>/` folder: that attempt's trajectory.
-    const attempts = await trialAttempts(dir, input.files);
-    const finalDir = attempts && attempts.final.dir !== dir ? attempts.final.dir : null;
-    const candidates = [path.join(dir, 'agent', 'trajectory.json'), path.join(dir, 'trajectory.json')];
-    if (finalDir) candidates.unshift(path.join(finalDir, 'agent', 'trajectory.json'));
-    for (const candidate of candidates) {
-      const text = await input.files.readText(candidate);
-      if (text === null) {
-        if (await input.files.isDirectory(candidate)) warnings.push(`${candidate} is a folder, not a trajectory file; showing the trial result only`);
-        continue;
-      }
-      try {
-        const rollout = await loadTrajectory(JsonDoc.parse(candidate, text), input.files, trial, (input.issues ??= []));
-        rollout.metadata.openedFrom = input.path;
-        return [rollout];
-      } catch (e) {
-        warnings.push(`trajectory ${candidate} could not be read; showing the trial result only:`, ...errorLines(e).map((l) => `  ${l}`));
-        break;
-      }
-    }
-    const metadata: Record<string, unknown> = { harbor: trialMetadata(trial) };
-    if (warnings.length) metadata.warnings = warnings;
-    const { outcome, derived } = trialOutcome(trial);
-    const rollout: Rollout = {
-      id: result.id ?? result.trial_name,
-      format: 'harbor-trial-result',
-      schemaVersion: null,
-      source: { path: input.path, range: null, line: null },
-      task: { id: result.task_name, instruction: null },
-      agent: trialAgent(result),
-      environment: { image: null, workdir: null },
-      outcome,
-      groupId: null,
-      steps: [],
-      metadata,
-    };
-    if (derived.length) rollout.derived = derived;
-    // Without a trajectory, the agent's raw session is where its steps are: linked, with the other attempts.
-    const links = await harborLinks(finalDir ?? dir, input.files);
-    if (links.length) rollout.links = links;
-    return [rollout];
   },
 };

@@ -1,5 +1,5 @@
 /**
- * The Harbor trial a trajectory belongs to, for the ATIF loaders (atif.ts): the trial `result.json`
+ * The Harbor trial a trajectory belongs to, for the ATIF loaders (atif.ts, harborTrialResult.ts): the trial `result.json`
  * (`TrialResult`, harbor-framework/harbor `src/harbor/models/trial/result.py`; layout
  * `src/harbor/models/trial/paths.py`) found beside a trajectory and read into an outcome, agent and
  * metadata, and the links of the trial folder (raw agent sessions, other attempts).

@@ -1,6 +1,6 @@
 /**
  * The folder layout of Harbor jobs and trials, shared by the folder scan (core/load.ts
- * `findRolloutFiles`) and the Harbor loaders (atif.ts): which folders are jobs and trials, which
+ * `findRolloutFiles`) and the Harbor loaders (atif.ts, harborTrialResult.ts): which folders are jobs and trials, which
  * attempt of a retried trial is the final one, and which files under a trial's `agent/` are the
  * agent's own raw session (linked from the trial's rollout, never listed as rollouts of their own).
  *
