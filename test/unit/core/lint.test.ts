@@ -1,4 +1,4 @@
-// The lint rules that guard the layers and forbid import cycles (eslint.config.mjs) fire: each case
+// The lint rules that guard the layers, one loader per formats file, and forbid import cycles (eslint.config.mjs) fire: each case
 // lints a small probe tree in a temporary folder shaped like the repository (src/core, src/shared,
 // src/host, webview) with the repository's own config.
 import { strict as assert } from 'node:assert';
@@ -27,6 +27,9 @@ describe('lint: layers and cycles (eslint.config.mjs)', function () {
       'src/shared/protocol.ts': "import type { Step } from '../core/model';\nexport const X = 1;\nexport type S = Step;\n",
       'src/shared/usesHost.ts': "import { H } from '../host/panel';\nexport const z = H;\n",
       'src/host/panel.ts': "import * as vscode from 'vscode';\nimport type { Step } from '../core/model';\nexport const H = vscode.window;\nexport type T = Step;\n",
+      'src/core/formats/types.ts': 'export interface FormatLoader { id: string }\n',
+      'src/core/formats/twoLoaders.ts': "import type { FormatLoader } from './types';\nexport const aLoader: FormatLoader = { id: 'a' };\nexport const bLoader: FormatLoader = { id: 'b' };\n",
+      'src/core/formats/oneLoader.ts': "import type { FormatLoader } from './types';\nconst helper = { id: 'x' };\nexport const aLoader: FormatLoader = { id: helper.id };\n",
       'webview/usesCore.ts': "import type { Step } from '../src/core/model';\nexport type T = Step;\n",
       'webview/usesShared.ts': "import { X } from '../src/shared/protocol';\nexport const v = X;\n",
     };
@@ -68,6 +71,10 @@ describe('lint: layers and cycles (eslint.config.mjs)', function () {
   });
   it('an import cycle fails', async () => {
     assert.ok((await rulesOf('src/core/cycleA.ts')).includes('import-x/no-cycle'));
+  });
+  it('a formats file with two loaders fails; one loader passes', async () => {
+    assert.deepEqual(await rulesOf('src/core/formats/twoLoaders.ts'), ['local/one-loader-per-file']);
+    assert.deepEqual(await rulesOf('src/core/formats/oneLoader.ts'), []);
   });
   it('host code may import vscode and core; clean core passes', async () => {
     assert.deepEqual(await rulesOf('src/host/panel.ts'), []);
