@@ -18,6 +18,7 @@ import { pagedHeight } from '../src/shared/pagedSteps';
 import { MAX_SLICE_STEPS } from '../src/shared/protocol';
 import { INITIAL_STEPS, stepChars } from '../src/shared/stepHeads';
 import { formatBytes } from '../src/shared/text';
+import { groupThousands } from './format';
 
 /** Steps per request: requests cover aligned chunks of this many steps (so overlapping ranges share them). */
 export const CHUNK_STEPS = INITIAL_STEPS;
@@ -264,7 +265,7 @@ export function describeCut(fields: readonly CutField[]): string {
   return fields
     .map((f) => {
       const word = FIELD_WORD[f.field.split('.').pop() ?? ''] ?? f.field;
-      return f.lines > 1 ? `${word} ${f.lines.toLocaleString('en-US')} lines` : `${word} ${formatBytes(f.chars)}`;
+      return f.lines > 1 ? `${word} ${groupThousands(f.lines)} lines` : `${word} ${formatBytes(f.chars)}`;
     })
     .join(' · ');
 }

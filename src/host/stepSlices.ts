@@ -39,7 +39,7 @@ export class StepSlices {
   /** Sizes of the rollout last updated (for `update`). */
   private sizes: Sizes | null = null;
   /** The rollout last presented and whether it went as heads (what the webview has before its first update). */
-  private presented: { rolloutId: string; sliced: boolean } | null = null;
+  private presented: { rolloutId: string; sliced: boolean; paged: boolean } | null = null;
 
   /**
    * @param minChars rollouts estimated larger than this (UTF-16 code units) are sent as heads…
@@ -69,7 +69,7 @@ export class StepSlices {
       } else h = { ...rolloutHeads(rollout), collapseLines };
       this.cache.set(rollout, h);
     }
-    this.presented = { rolloutId: rollout.id, sliced: h !== null };
+    this.presented = { rolloutId: rollout.id, sliced: h !== null, paged: !!h?.sliced.paged };
     this.sizes = null; // measured on the first update
     return h ? { rollout: h.rollout, sliced: { ...h.sliced, initial: initialSteps(rollout, revealStep) } } : null;
   }
@@ -84,7 +84,9 @@ export class StepSlices {
       // First update since the rollout was presented: what it was sent (heads when it was sliced).
       const sliced = this.presented?.rolloutId === rollout.id && this.presented.sliced;
       const full = rollout.steps.slice(0, from).map(stepChars);
-      const sent = sliced ? rollout.steps.slice(0, from).map((s) => stepChars(stepHead(s).head)) : full.slice();
+      // A paged rollout's steps went as its column (2 characters a step), a sliced one's as heads.
+      const paged = sliced && this.presented?.paged === true;
+      const sent = paged ? full.map(() => 2) : sliced ? rollout.steps.slice(0, from).map((s) => stepChars(stepHead(s).head)) : full.slice();
       z = this.sizes = { rolloutId: rollout.id, full, sent, fullTotal: sum(full), sentTotal: sum(sent), sliced };
     }
     z.fullTotal -= sum(z.full, from);
