@@ -1,6 +1,6 @@
 /**
- * Opening a rollout of 10,000 steps in the timeline webview, whole and sliced (issue 7):
- * - the size of the host's `rollout` message (its JSON), whole vs as step heads;
+ * Opening a rollout of 10,000 steps in the timeline webview, whole, sliced (heads) and paged (no heads: a compact column, issue 15 goal 5):
+ * - the size of the host's `rollout` message (its JSON), whole vs as step heads vs paged;
  * - time from posting that message to the first step card rendered with its full content in
  *   Chromium, and the DOM nodes then (elements, shadow roots included), against a rollout of 100
  *   steps in the same run (the DOM must not grow with the rollout);
@@ -20,6 +20,7 @@ import type { Rollout } from '../src/core/model';
 import { rolloutMessage } from '../src/host/rolloutMessage';
 import { LoadedSource } from '../src/host/rolloutSource';
 import { StepSlices } from '../src/host/stepSlices';
+import { PAGED_MIN_STEPS } from '../src/shared/pagedSteps';
 import { HEAD_CHARS } from '../src/shared/stepHeads';
 import type { RolloutMessage } from '../src/shared/protocol';
 import { launchChromium, startHarness, waitForReady } from '../test/webview/harness';
@@ -107,23 +108,26 @@ async function main(): Promise<void> {
   const file = await loadFile(path.join(samplesDir(), SAMPLE));
   const harness = await startHarness();
   const browser = await launchChromium();
-  const cases: { key: string; n: number; sliced: boolean }[] = [
-    { key: '100', n: 100, sliced: false },
-    { key: 'whole', n: 10_000, sliced: false },
-    { key: 'sliced', n: 10_000, sliced: true },
+  // sliced: step heads for every step (as before paging); paged: the default for a rollout this long (no heads, the compact column).
+  const cases: { key: string; n: number; slices: (() => StepSlices) | null }[] = [
+    { key: '100', n: 100, slices: null },
+    { key: 'whole', n: 10_000, slices: null },
+    { key: 'sliced', n: 10_000, slices: () => new StepSlices(undefined, Infinity) },
+    { key: 'paged', n: 10_000, slices: () => new StepSlices() },
   ];
   const results: Record<string, { runs: Run[]; mb: number }> = {};
   try {
     for (const c of cases) {
       const r = longRollout(file.rollouts[0], c.n);
-      const msg: RolloutMessage = rolloutMessage(new LoadedSource({ ...file, rollouts: [r] }), 0, null, { collapseOutputLines: 20 }, c.sliced ? { slices: new StepSlices() } : {});
-      if (c.sliced && !msg.sliced) throw new Error('the 10,000-step rollout was not sliced');
+      const msg: RolloutMessage = rolloutMessage(new LoadedSource({ ...file, rollouts: [r] }), 0, null, { collapseOutputLines: 20 }, c.slices ? { slices: c.slices() } : {});
+      if (c.slices && !msg.sliced) throw new Error('the 10,000-step rollout was not sliced');
+      if (c.key === 'paged' && !msg.sliced?.paged) throw new Error('the 10,000-step rollout was not paged');
       results[c.key] = { runs: [], mb: JSON.stringify(msg).length / 1e6 };
       for (let run = 0; run < RUNS + 1; run++) {
         const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
         await page.goto(harness.url);
         await waitForReady(page);
-        if (c.sliced) await serveSlices(page, r);
+        if (c.slices) await serveSlices(page, r);
         const out = await measure(page, msg, c.n === 10_000);
         await page.close();
         if (run === 0) continue; // warm-up
@@ -140,9 +144,10 @@ async function main(): Promise<void> {
   const row = (label: string, key: string) =>
     `| ${label} | ${fmt(results[key].mb, 1)} MB | ${fmt(med(key, (r) => r.firstFull), 0)} ms (${all(key, (r) => r.firstFull)}) | ${fmt(med(key, (r) => r.inPage), 0)} ms (${all(key, (r) => r.inPage)}) | ${med(key, (r) => r.nodes)} | ${med(key, (r) => r.cards)} | ${key === '100' ? '—' : `${fmt(med(key, (r) => r.jump ?? NaN), 0)} ms (${all(key, (r) => r.jump ?? NaN)})`} |`;
   const ratio = med('whole', (r) => r.firstFull) / med('sliced', (r) => r.firstFull);
+  const pagedRatio = med('sliced', (r) => r.firstFull) / med('paged', (r) => r.firstFull);
   writeSection(
     'timeline',
-    'Opening a rollout of 10,000 steps in the timeline webview, whole and sliced',
+    'Opening a rollout of 10,000 steps in the timeline webview, whole, sliced and paged',
     `
 Input: the steps of the real SWE-agent sample \`${SAMPLE}\` repeated to 100 and to 10,000 steps. The built webview in Chromium
 (test/webview/harness.ts: the extension's HTML shell and CSP, a stub host), viewport 1100×900. "Message" is the JSON size of the
@@ -152,18 +157,25 @@ sliced rollout: after its slice came back from the stub host, which answers \`lo
 \`answerStepSlice\` from the bench process); "jump" the time from posting \`revealStep\` for step #${FAR + 1} (Go to Step) until
 its card shows its full content. "In the page" is the part of "first step" from the moment the page holds the message's JSON text
 (JSON.parse, dispatch, render: the webview's own work, which the issue's < 300 ms target is about) until that card is full.
-The sliced message carries the full steps of its first chunk (\`initial\`), so the first cards need no slice round trip.
+"Sliced" sends a head of every step; "paged" (what the host sends for a rollout of more than ${PAGED_MIN_STEPS.toLocaleString('en-US')} steps,
+src/shared/pagedSteps.ts) sends no heads: the step count and a compact column (one character per step for its role and one
+for its card's height, the recording times and reference labels of the steps that have them, the header's totals), which the
+page expands into placeholder steps; every card's full step is loaded as a cut head's is.
+Both carry the full steps of their first chunk (\`initial\`), so the first cards need no slice round trip.
 ${RUNS} runs each after a warm-up; medians (all runs in brackets).
 
-| rollout | message | first step with full content | of which in the page (target < 300 ms) | DOM elements then | step cards in the DOM | jump to #${FAR + 1}, full |
+| rollout | message | first step with full content (target < 300 ms) | of which in the page (target < 150 ms) | DOM elements then | step cards in the DOM | jump to #${FAR + 1}, full |
 |---|---|---|---|---|---|---|
 ${row('100 steps, whole', '100')}
 ${row('10,000 steps, whole', 'whole')}
-${row('**10,000 steps, sliced**', 'sliced')}
+${row('10,000 steps, sliced (heads)', 'sliced')}
+${row('**10,000 steps, paged**', 'paged')}
 
 Sliced, the 10,000-step rollout's message is **${fmt(results.whole.mb / results.sliced.mb, 1)}× smaller** (${fmt(results.sliced.mb, 1)} MB of step heads
 instead of ${fmt(results.whole.mb, 1)} MB) and its first step shows its full content **${fmt(ratio, 1)}× sooner** than whole (same run). A far step
-jumped to shows its full content after one slice round trip. The DOM does not grow with the rollout (virtualized list).
+jumped to shows its full content after one slice round trip. Paged, the message is ${fmt(results.paged.mb * 1000, 0)} KB
+(${fmt(results.sliced.mb / results.paged.mb, 0)}× smaller than heads; most of it the first chunk's full steps) and the first step is full
+**${fmt(pagedRatio, 1)}× sooner** than sliced. The DOM does not grow with the rollout (virtualized list).
 The message travels here through the Chrome DevTools protocol (JSON text), a stand-in for VS Code's extension host → webview
 IPC that is likely slower per MB: read the ratio and the sizes, not the absolute times. Heads are ~0.7 KB a step
 (previews of message, reasoning and output, the fields every other view reads, and what was cut), so the ratio grows

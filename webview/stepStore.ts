@@ -7,13 +7,18 @@
  * `maxSteps` steps and `maxChars` characters of step text (the least recently used go first, never
  * below `minKeep`), so scrolling through 10,000 long steps keeps memory flat.
  *
- * A step the head left whole (nothing long) needs no request: `full` returns its head.
+ * A step the head left whole (nothing long) needs no request: `full` returns its head. A paged
+ * rollout (SlicedInfo.paged, src/shared/pagedSteps.ts) came without heads: every one of its steps
+ * below the column's count is loaded like a cut step (steps a live update brought after that are
+ * heads again, with their own cuts).
  */
 import type { Step } from '../src/shared/model';
-import type { CutField, RolloutMessage, LoadStepsMessage, StepsMessage } from '../src/shared/protocol';
+import type { CutField, RolloutMessage, LoadStepsMessage, PagedSteps, StepsMessage } from '../src/shared/protocol';
+import { pagedHeight } from '../src/shared/pagedSteps';
 import { MAX_SLICE_STEPS } from '../src/shared/protocol';
-import { countLines, INITIAL_STEPS, stepChars } from '../src/shared/stepHeads';
+import { INITIAL_STEPS, stepChars } from '../src/shared/stepHeads';
 import { formatBytes } from '../src/shared/text';
+import { groupThousands } from './format';
 
 /** Steps per request: requests cover aligned chunks of this many steps (so overlapping ranges share them). */
 export const CHUNK_STEPS = INITIAL_STEPS;
@@ -33,6 +38,8 @@ export interface StepStoreOptions {
   now?(): number;
 }
 
+const NO_CUTS: CutField[] = [];
+
 interface Kept {
   step: Step;
   chars: number;
@@ -45,6 +52,9 @@ export class StepStore {
   private count = 0;
   /** Step index → what its head left out (only steps with a cut). */
   private cuts = new Map<number, CutField[]>();
+  /** The paged column, and the steps below `pagedCount` (all of them until a live update) that came without a head. */
+  private paged: PagedSteps | null = null;
+  private pagedCount = 0;
   /** Full steps, least recently used first. */
   private kept = new Map<number, Kept>();
   private keptChars = 0;
@@ -87,6 +97,8 @@ export class StepStore {
     this.requests = 0;
     this.wantedFrom = this.wantedTo = 0;
     this.cuts = new Map((msg?.sliced?.cuts ?? []).map((c) => [c.index, c.fields]));
+    this.paged = msg?.sliced?.paged ?? null;
+    this.pagedCount = this.paged?.count ?? 0;
     this.rolloutId = msg?.sliced ? msg.rollout.id : null;
     this.rolloutIndex = msg?.rolloutIndex ?? 0;
     this.count = msg?.rollout.steps.length ?? 0;
@@ -115,9 +127,19 @@ export class StepStore {
     return this.inFlight.size;
   }
 
-  /** What the head of step `index` left out; null when the step came whole. */
+  /** Whether step `index` came without its full content (cut head, or no head: paged). */
+  private isCut(index: number): boolean {
+    return index < this.pagedCount || this.cuts.has(index);
+  }
+
+  /** What the head of step `index` left out (empty for a step of a paged rollout: it came without a head); null when the step came whole. */
   cutOf(index: number): CutField[] | null {
-    return this.cuts.get(index) ?? null;
+    return this.cuts.get(index) ?? (index < this.pagedCount ? NO_CUTS : null);
+  }
+
+  /** For a step of a paged rollout that came without a head, its full card body's estimated height (CSS px, collapsed); else null. */
+  heightOf(index: number): number | null {
+    return this.paged && index < this.pagedCount ? pagedHeight(this.paged, index) : null;
   }
 
   /**
@@ -125,7 +147,7 @@ export class StepStore {
    * null when it is still to come.
    */
   full(index: number, head: Step): Step | null {
-    if (!this.sliced || !this.cuts.has(index)) return head;
+    if (!this.sliced || !this.isCut(index)) return head;
     const k = this.kept.get(index);
     if (!k) return null;
     this.kept.delete(index);
@@ -152,7 +174,7 @@ export class StepStore {
       let first = -1;
       let last = -1;
       for (let i = start; i < end; i++) {
-        if (this.cuts.has(i) && !this.kept.has(i)) {
+        if (this.isCut(i) && !this.kept.has(i)) {
           if (first < 0) first = i;
           last = i;
         }
@@ -195,6 +217,7 @@ export class StepStore {
       return;
     }
     for (const k of [...this.cuts.keys()]) if (k >= from) this.cuts.delete(k);
+    this.pagedCount = Math.min(this.pagedCount, from);
     for (const [k, v] of [...this.kept]) {
       if (k >= from) {
         this.kept.delete(k);
@@ -213,7 +236,7 @@ export class StepStore {
 
   /** Keeps one full step (ignored when out of range or when its head is whole). */
   private keep(s: Step): void {
-    if (s.index >= this.count || !this.cuts.has(s.index)) return;
+    if (s.index >= this.count || !this.isCut(s.index)) return;
     const old = this.kept.get(s.index);
     if (old) {
       this.keptChars -= old.chars;
@@ -242,39 +265,9 @@ export function describeCut(fields: readonly CutField[]): string {
   return fields
     .map((f) => {
       const word = FIELD_WORD[f.field.split('.').pop() ?? ''] ?? f.field;
-      return f.lines > 1 ? `${word} ${f.lines.toLocaleString('en-US')} lines` : `${word} ${formatBytes(f.chars)}`;
+      return f.lines > 1 ? `${word} ${groupThousands(f.lines)} lines` : `${word} ${formatBytes(f.chars)}`;
     })
     .join(' · ');
 }
 
-/** Line heights of the card's text (13 px × 1.45) and of its monospace blocks (12 px × 1.45), CSS px. */
-const TEXT_LINE = 19;
-const CODE_LINE = 17.5;
-
-/**
- * Estimated height (CSS px) of a step card's body once its full step is there: the place a loading
- * card holds, so the list moves little when the content arrives. Counts the lines the card will
- * show (message clamped to 8 lines, outputs to `collapseLines`, unless `expanded`), without wrapping.
- */
-export function estimateBodyHeight(head: Step, cuts: readonly CutField[], expanded: boolean, collapseLines: number): number {
-  const linesOf = (field: string, text: string | null | undefined): number => cuts.find((c) => c.field === field)?.lines ?? (text ? countLines(text) : 0);
-  let px = 0;
-  const m = linesOf('message', head.message);
-  if (m) px += (expanded ? m : Math.min(m, 8)) * TEXT_LINE + 6;
-  if (head.reasoning) px += (expanded ? linesOf('reasoning', head.reasoning) * TEXT_LINE : TEXT_LINE) + 6;
-  head.actions.forEach((a, i) => {
-    px += 22;
-    if (a.command !== null) px += linesOf(`actions.${i}.command`, a.command) * CODE_LINE + 10;
-    else if (a.arguments !== undefined) {
-      const n = linesOf(`actions.${i}.arguments`, typeof a.arguments === 'string' ? a.arguments : '');
-      px += (expanded ? n : Math.min(n, 12)) * CODE_LINE + 10;
-    }
-    px += 6;
-  });
-  head.observations.forEach((o, i) => {
-    const n = linesOf(`observations.${i}.output`, o.output);
-    const shown = n === 0 ? 1 : expanded ? Math.min(n, 5000) : n > collapseLines && collapseLines > 0 ? collapseLines + 1.6 : n;
-    px += 16 + shown * CODE_LINE + 12 + 6;
-  });
-  return Math.round(px);
-}
+export { estimateBodyHeight } from '../src/shared/cardHeight';

@@ -30,7 +30,7 @@ export function rolloutMessage(source: RolloutSource, rolloutIndex: number, reve
   const rollout = source.readNow(i);
   if (!rollout) throw new RangeError(`rollout ${i + 1} of ${source.file.path} is not read yet`);
   const file = source.file;
-  const heads = extras.slices?.heads(rollout, revealStep) ?? null;
+  const heads = extras.slices?.heads(rollout, revealStep, config.collapseOutputLines) ?? null;
   return {
     type: 'rollout',
     file: { path: file.path, format: file.format, formatLabel: formatLabel(file.format), schemaVersion: file.schemaVersion, label: fileLabel(file.path, rollout.task.id) },

@@ -11,6 +11,7 @@
  */
 import type { Rollout, Step } from '../core/model';
 import type { RolloutUpdateMessage, SlicedInfo, StepsMessage, LoadStepsMessage } from '../shared/protocol';
+import { PAGED_MIN_STEPS, pagedColumn } from '../shared/pagedSteps';
 import { answerStepSlice, initialSteps, rolloutChars, rolloutHeads, SLICE_MIN_CHARS, stepChars, stepHead } from '../shared/stepHeads';
 
 /** Per step of the rollout shown: its size whole, and the size of what the webview was sent of it. */
@@ -34,26 +35,41 @@ const baseChars = (r: Rollout): number => 1000 + (r.task.instruction?.length ?? 
 
 /** One timeline's step heads and slice answers. */
 export class StepSlices {
-  private readonly cache = new WeakMap<Rollout, { rollout: Rollout; sliced: SlicedInfo } | null>();
+  private readonly cache = new WeakMap<Rollout, { rollout: Rollout; sliced: SlicedInfo; collapseLines: number } | null>();
   /** Sizes of the rollout last updated (for `update`). */
   private sizes: Sizes | null = null;
   /** The rollout last presented and whether it went as heads (what the webview has before its first update). */
-  private presented: { rolloutId: string; sliced: boolean } | null = null;
+  private presented: { rolloutId: string; sliced: boolean; paged: boolean } | null = null;
 
-  /** @param minChars rollouts estimated larger than this (UTF-16 code units) are sent as heads. */
-  constructor(private readonly minChars = SLICE_MIN_CHARS) {}
+  /**
+   * @param minChars rollouts estimated larger than this (UTF-16 code units) are sent as heads…
+   * @param pagedMinSteps …and those of them with more steps than this go paged (no heads, pagedSteps.ts).
+   */
+  constructor(
+    private readonly minChars = SLICE_MIN_CHARS,
+    private readonly pagedMinSteps = PAGED_MIN_STEPS,
+  ) {}
 
   /**
    * How `rollout` goes to the webview (rolloutMessage.ts asks): null for a small rollout (whole),
-   * else its step heads and `sliced`, with the full steps around `revealStep` as `sliced.initial`.
+   * else its step heads and `sliced` — or, for a rollout of more than `pagedMinSteps` steps, no
+   * steps and `sliced.paged` (its column, with row heights for cards collapsed to `collapseLines`
+   * output lines) — with the full steps around `revealStep` as `sliced.initial`.
    */
-  heads(rollout: Rollout, revealStep: number | null): { rollout: Rollout; sliced: SlicedInfo } | null {
+  heads(rollout: Rollout, revealStep: number | null, collapseLines = 20): { rollout: Rollout; sliced: SlicedInfo } | null {
     let h = this.cache.get(rollout);
+    if (h !== undefined && h?.sliced.paged && h.collapseLines !== collapseLines) h = undefined;
     if (h === undefined) {
-      h = rolloutChars(rollout) > this.minChars ? rolloutHeads(rollout) : null;
+      const chars = rolloutChars(rollout);
+      if (chars <= this.minChars) h = null;
+      else if (rollout.steps.length > this.pagedMinSteps) {
+        const paged = pagedColumn(rollout, collapseLines);
+        const headChars = 1000 + (rollout.task.instruction?.length ?? 0) + paged.kinds.length + paged.heights.length + 40 * (paged.castTimes.length + paged.refs.length);
+        h = { rollout: { ...rollout, steps: [] }, sliced: { fullChars: chars, headChars, cuts: [], paged }, collapseLines };
+      } else h = { ...rolloutHeads(rollout), collapseLines };
       this.cache.set(rollout, h);
     }
-    this.presented = { rolloutId: rollout.id, sliced: h !== null };
+    this.presented = { rolloutId: rollout.id, sliced: h !== null, paged: !!h?.sliced.paged };
     this.sizes = null; // measured on the first update
     return h ? { rollout: h.rollout, sliced: { ...h.sliced, initial: initialSteps(rollout, revealStep) } } : null;
   }
@@ -68,7 +84,9 @@ export class StepSlices {
       // First update since the rollout was presented: what it was sent (heads when it was sliced).
       const sliced = this.presented?.rolloutId === rollout.id && this.presented.sliced;
       const full = rollout.steps.slice(0, from).map(stepChars);
-      const sent = sliced ? rollout.steps.slice(0, from).map((s) => stepChars(stepHead(s).head)) : full.slice();
+      // A paged rollout's steps went as its column (2 characters a step), a sliced one's as heads.
+      const paged = sliced && this.presented?.paged === true;
+      const sent = paged ? full.map(() => 2) : sliced ? rollout.steps.slice(0, from).map((s) => stepChars(stepHead(s).head)) : full.slice();
       z = this.sizes = { rolloutId: rollout.id, full, sent, fullTotal: sum(full), sentTotal: sum(sent), sliced };
     }
     z.fullTotal -= sum(z.full, from);

@@ -243,6 +243,46 @@ export interface SlicedInfo {
    * ascending by index. Absent: none.
    */
   initial?: { from: number; steps: Step[] };
+  /**
+   * Set when the rollout has so many steps that even their heads are not sent (src/shared/pagedSteps.ts):
+   * `rollout.steps` is then EMPTY on the wire and `cuts` lists nothing; every step below
+   * `paged.count` is loaded like a cut step (`loadSteps`), and what the views read of every step
+   * (role, reference label, recording time, row height, the header's totals) comes in this compact
+   * column. The webview expands it into placeholder steps (`expandPaged`). Absent: heads are sent.
+   */
+  paged?: PagedSteps;
+}
+
+/**
+ * The compact per-step column of a paged rollout (SlicedInfo.paged): strings of one character per
+ * step, and the sparse fields only for the steps that have them. Built by pagedSteps.ts `pagedColumn`.
+ */
+export interface PagedSteps {
+  /** Steps in the rollout. */
+  count: number;
+  /** One character per step: `String.fromCharCode(65 + 2 × role + copied)`, role 0 agent, 1 user, 2 system, 3 environment; copied 1 for `copiedContext`. */
+  kinds: string;
+  /** One character per step: the full card body's estimated height (cardHeight.ts, collapsed) in units of HEIGHT_UNIT px, as `charCode - 48`, at most 0xffff - 48. */
+  heights: string;
+  /** `[index, castTime]` of the steps with a recording time (seconds), ascending by index. */
+  castTimes: [number, number][];
+  /** `[index, label]` of the steps with a reference label, ascending by index. */
+  refs: [number, NonNullable<Step['referenceLabel']>][];
+  /** What the header shows of all steps (pagedSteps.ts `stepTotals`). */
+  totals: StepTotals;
+  /** The earliest step time (ms since the epoch), the origin of the cards' relative times; null: no step has one. */
+  startMs: number | null;
+}
+
+/** Sums over a rollout's steps as the timeline header shows them (pagedSteps.ts `stepTotals`). */
+export interface StepTotals {
+  prompt: number;
+  completion: number;
+  cost: number;
+  hasTokens: boolean;
+  hasCost: boolean;
+  /** Wall-clock seconds from the first to the last step time, else the sum of the step durations, else null. */
+  durationSec: number | null;
 }
 
 /**

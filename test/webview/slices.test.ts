@@ -56,7 +56,8 @@ describe('webview: a sliced 10,000-step rollout (issue 7)', function () {
     swe = await loadFile(sample(SWE_AGENT));
     big = longRollout(swe.rollouts[0], N);
     whole = rolloutMessage(new LoadedSource({ ...swe, rollouts: [big] }), 0, null, CONFIG);
-    sliced = rolloutMessage(new LoadedSource({ ...swe, rollouts: [big] }), 0, null, CONFIG, { slices: new StepSlices() });
+    // Heads for every step (not paged, which a rollout of this many steps is by default: paged.test.ts).
+    sliced = rolloutMessage(new LoadedSource({ ...swe, rollouts: [big] }), 0, null, CONFIG, { slices: new StepSlices(undefined, Infinity) });
   });
 
   async function open(): Promise<{ p: Page; host: SliceHost }> {

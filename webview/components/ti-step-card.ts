@@ -72,6 +72,8 @@ export class TiStepCard extends LitElement {
   @property({ attribute: false }) scorer: ScoresMessage['scorer'] = null;
   /** Set while `step` is only the head of a sliced rollout's step (its texts cut): what was cut. The card says it is loading. */
   @property({ attribute: false }) cutFields: readonly CutField[] | null = null;
+  /** A step of a paged rollout that came without a head: its full body's estimated height (CSS px, collapsed), the place the loading card holds; null: estimated from the head. */
+  @property({ attribute: false }) bodyHeight: number | null = null;
   /** A search's query whose matches the card marks (the step a search result opened); null: none. */
   @property({ attribute: false }) highlight: HighlightQuery | null = null;
   /** The query whose first match was scrolled into view (once per query). */
@@ -362,7 +364,7 @@ export class TiStepCard extends LitElement {
       const gist = stepGist(s);
       return html`<div class="card role-${s.role} ${lab} ${heat}">
         ${this.renderHead(s)} ${this.renderNote()}
-        <div class="body" ${ref((el) => el instanceof HTMLElement && (el.style.minHeight = `${estimateBodyHeight(s, this.cutFields ?? [], this.expanded, this.collapseLines)}px`))}><div class="slice-loading" role="status">${gist ? html`<span class="gist">${gist}</span> · ` : nothing}loading the full step (${describeCut(this.cutFields)})…</div></div>
+        <div class="body" ${ref((el) => el instanceof HTMLElement && (el.style.minHeight = `${this.bodyHeight ?? estimateBodyHeight(s, this.cutFields ?? [], this.expanded, this.collapseLines)}px`))}><div class="slice-loading" role="status">${gist ? html`<span class="gist">${gist}</span> · ` : nothing}loading the full step${this.cutFields.length ? ` (${describeCut(this.cutFields)})` : ''}…</div></div>
       </div>`;
     }
     return html`<div class="card role-${s.role} ${lab} ${heat} ${s.event ? `event-card event-${s.event.kind}` : ''}">

@@ -4,6 +4,7 @@
  * whose requests for steps go out through the port it was made with; the DOM work a message asks
  * for comes back as effects.
  */
+import { expandPaged } from '../../src/shared/pagedSteps';
 import type { HostMessage, RolloutMessage, RolloutUpdateMessage } from '../../src/shared/protocol';
 import { stepAtTime } from '../cast';
 import { marksOf, playerStartTime, rolloutMsg, type Effect, type TimelineState } from './state';
@@ -83,7 +84,10 @@ export function applyHostMessage(s: TimelineState, m: HostMessage): Effect[] {
  * A whole rollout: the same one read again keeps the selection, expansion and scroll; another one
  * starts from what an earlier instance of this webview saved for it, else on its first step.
  */
-function applyRollout(s: TimelineState, m: RolloutMessage): Effect[] {
+function applyRollout(s: TimelineState, posted: RolloutMessage): Effect[] {
+  // A paged rollout came without steps: its column becomes placeholder steps (pagedSteps.ts) that every view reads as heads.
+  const paged = posted.sliced?.paged;
+  const m: RolloutMessage = paged ? { ...posted, rollout: { ...posted.rollout, steps: expandPaged(paged) } } : posted;
   const out: Effect[] = [];
   s.stepStore.reset(m);
   // The virtualizer reports a range only when it changes: ask for the steps of the range shown once this rollout renders.
@@ -159,7 +163,15 @@ function applyUpdate(s: TimelineState, m: RolloutUpdateMessage): Effect[] {
   if (!s.follow && m.from < old.length && s.pendingScrollY === null) out.push({ kind: 'keepInView' });
   const steps = m.from === old.length ? old.concat(m.steps) : old.slice(0, m.from).concat(m.steps);
   let sliced = cur.sliced;
-  if (m.sliced) sliced = { ...m.sliced, cuts: [...(cur.sliced?.cuts ?? []).filter((c) => c.index < m.from), ...m.sliced.cuts] };
+  if (m.sliced) {
+    // A paged rollout stays paged below `from` (those steps still came without heads); the update's steps are heads.
+    const paged = cur.sliced?.paged;
+    sliced = {
+      ...m.sliced,
+      cuts: [...(cur.sliced?.cuts ?? []).filter((c) => c.index < m.from), ...m.sliced.cuts],
+      ...(paged ? { paged: paged.count > m.from ? { ...paged, count: m.from } : paged } : {}),
+    };
+  }
   s.stepStore.update(m.rolloutIndex, m.rolloutId, m.from, steps.length, m.sliced ? m.sliced.cuts : null);
   const { rolloutCount: _count, ...rest } = cur;
   const msg: RolloutMessage = { ...rest, rollout: { ...m.rollout, steps }, summaries: m.summaries, ...(m.rolloutCount !== undefined ? { rolloutCount: m.rolloutCount } : {}), live: m.live, ...(sliced ? { sliced } : {}) };

@@ -366,7 +366,8 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
     const hl = this.pendingHighlight;
     this.pendingHighlight = null;
     if (hl && hl.step === reveal) this.post({ type: 'highlight', rolloutIndex: i, index: hl.step, query: hl.query });
-    this.sentSteps = msg.rollout.steps.length;
+    // A paged message carries no steps: the webview has placeholders for all of them.
+    this.sentSteps = msg.sliced?.paged?.count ?? msg.rollout.steps.length;
     this.labelState.send();
     for (const feature of this.owner.features) feature.onShown?.(this);
   }

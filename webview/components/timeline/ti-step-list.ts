@@ -72,10 +72,12 @@ export class TiStepList extends LightElement {
     const m = this.msg;
     const steps = m.rollout.steps;
     if (steps.length === 0) return html`<div class="empty">This rollout has no steps.</div>`;
-    const start = steps.reduce<number | null>((min, s) => {
+    // A paged rollout's placeholders have no times: the column brings the earliest (a live update's newer steps come as heads).
+    const paged = m.sliced?.paged;
+    const start = steps.slice(paged?.count ?? 0).reduce<number | null>((min, s) => {
       const t = parseTime(s.timestamp);
       return t !== null && (min === null || t < min) ? t : min;
-    }, null);
+    }, paged?.startMs ?? null);
     const lines = this.state.config.collapseOutputLines;
     const idx = labelIndexOf(this.state);
     return html`<div class="hint">${keyHint(!!m.rollout.recording)}</div>
@@ -106,6 +108,7 @@ export class TiStepList extends LightElement {
       aria-selected=${s.index === st.selected ? 'true' : 'false'}
       .step=${s}
       .cutFields=${full ? null : st.stepStore.cutOf(s.index)}
+      .bodyHeight=${full ? null : st.stepStore.heightOf(s.index)}
       .expanded=${st.expanded.has(s.index) || this.highlightOf(s.index) !== null}
       .highlight=${this.highlightOf(s.index)}
       .collapseLines=${lines}

@@ -8,8 +8,9 @@ import { css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { Rollout } from '../../../src/shared/model';
 import { outcomeText, resolvedWord } from '../../../src/shared/outcome';
-import { PICKER_MAX, pickerPositions, type RolloutMessage } from '../../../src/shared/protocol';
-import { formatBytes, formatCost, formatCount, formatDuration, formatReward, parseTime } from '../../format';
+import { stepTotals } from '../../../src/shared/pagedSteps';
+import { PICKER_MAX, pickerPositions, type RolloutMessage, type StepTotals } from '../../../src/shared/protocol';
+import { formatBytes, formatCost, formatCount, formatDuration, formatReward } from '../../format';
 import { openLink, openLocation, selectRollout } from '../../timeline/actions';
 import { rolloutCount } from '../../timeline/state';
 import { linkText } from '../step-card/stepText';
@@ -22,40 +23,25 @@ function derivedMark(r: Rollout, field: string): TemplateResult | typeof nothing
     : nothing;
 }
 
-interface Totals {
-  prompt: number;
-  completion: number;
-  cost: number;
-  durationSec: number | null;
-  hasTokens: boolean;
-  hasCost: boolean;
-}
-
-function totals(r: Rollout): Totals {
-  let prompt = 0;
-  let completion = 0;
-  let cost = 0;
-  let hasTokens = false;
-  let hasCost = false;
-  let first: number | null = null;
-  let last: number | null = null;
-  let sumDur = 0;
-  let hasDur = false;
-  for (const s of r.steps) {
-    if (s.tokens) {
-      if (s.tokens.prompt !== null) (prompt += s.tokens.prompt), (hasTokens = true);
-      if (s.tokens.completion !== null) (completion += s.tokens.completion), (hasTokens = true);
-    }
-    if (s.costUsd !== null) (cost += s.costUsd), (hasCost = true);
-    if (s.durationSec !== null) (sumDur += s.durationSec), (hasDur = true);
-    const t = parseTime(s.timestamp);
-    if (t !== null) {
-      if (first === null || t < first) first = t;
-      if (last === null || t > last) last = t;
-    }
-  }
-  const span = first !== null && last !== null && last > first ? (last - first) / 1000 : null;
-  return { prompt, completion, cost, hasTokens, hasCost, durationSec: span ?? (hasDur ? sumDur : null) };
+/**
+ * Token, cost and duration totals of the rollout's steps. A paged rollout's placeholders carry none:
+ * its column's totals stand for the steps below its count, summed with those of the steps a live
+ * update brought after them.
+ */
+function totals(m: RolloutMessage): StepTotals {
+  const paged = m.sliced?.paged;
+  if (!paged) return stepTotals(m.rollout.steps).totals;
+  const tail = stepTotals(m.rollout.steps.slice(paged.count));
+  const a = paged.totals;
+  const b = tail.totals;
+  return {
+    prompt: a.prompt + b.prompt,
+    completion: a.completion + b.completion,
+    cost: a.cost + b.cost,
+    hasTokens: a.hasTokens || b.hasTokens,
+    hasCost: a.hasCost || b.hasCost,
+    durationSec: a.durationSec !== null && b.durationSec !== null ? a.durationSec + b.durationSec : (a.durationSec ?? b.durationSec),
+  };
 }
 
 /**
@@ -292,7 +278,7 @@ export class TiTimelineHeader extends LightElement {
     const m = this.msg;
     const r = m.rollout;
     const o = r.outcome;
-    const t = totals(r);
+    const t = totals(m);
     const agent = [r.agent.name, r.agent.version].filter(Boolean).join(' ');
     // A file with several rollouts is named by the rollout's task; a single rollout by its file's label.
     const title = rolloutCount(m) > 1 ? (r.task.id ?? `${m.file.label} #${m.rolloutIndex + 1}`) : m.file.label;
