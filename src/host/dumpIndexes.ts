@@ -13,6 +13,7 @@ import type * as vscode from 'vscode';
 import type { Rollout } from '../core/model';
 import { buildIndex, readCachedIndex, writeCachedIndex, type IndexProgress, type RolloutIndex } from '../core/scale/rolloutIndex';
 import { itemLocation, loadItem } from '../core/scale/arrayIndex';
+import { loadInspectEntry } from '../core/scale/inspectIndex';
 import { loadRow } from '../core/scale/rowLoad';
 
 /** Files at least this large whose name ends in `.jsonl` or `.json` are read through the index. */
@@ -108,7 +109,8 @@ export class DumpIndexes {
     const index = this.current(file) ?? (await this.index(file));
     const e = index.entries[i];
     if (!e) throw new RangeError(`${path.basename(file)} has no rollout ${i + 1} (it has ${index.entries.length})`);
-    const r = index.kind === 'array' ? await loadItem(file, index.format, itemLocation(e)) : await loadRow(file, index.format, e);
+    const r =
+      index.kind === 'array' ? await loadItem(file, index.format, itemLocation(e)) : index.kind === 'inspect' ? await loadInspectEntry(index, e) : await loadRow(file, index.format, e);
     r.id = e.id;
     return r;
   }

@@ -286,7 +286,6 @@ async function loadJson(input: LoadInput, doc: JsonDoc): Promise<Rollout[]> {
     throw new RolloutLoadError(input.path, LABEL, [doc.issue(['samples'], 'array')]);
   }
   if (!Array.isArray(samples) || samples.length === 0) throw new RolloutLoadError(input.path, LABEL, [doc.issue(['samples'], NO_SAMPLES)]);
-  const ctx = logContext(input.path, header, 'json');
   const issues = new IssueCollector();
   const parsed: Sample[] = [];
   samples.forEach((_, i) => {
@@ -294,19 +293,39 @@ async function loadJson(input: LoadInput, doc: JsonDoc): Promise<Rollout[]> {
     if (s) parsed.push(s);
   });
   if (issues.issues.length) throw new RolloutLoadError(input.path, LABEL, issues.issues);
-  return parsed.map((s, i) => {
-    const atts = s.attachments ?? {};
-    return sampleRollout(ctx, {
-      sample: s,
-      messages: s.messages ?? [],
-      events: s.events ?? [],
-      lookup: (k) => (Object.prototype.hasOwnProperty.call(atts, k) ? atts[k] : undefined),
-      source: `samples[${i}]`,
-      sourceRange: doc.rangeOf(['samples', i]),
-      messageRange: (k) => doc.rangeOf(['samples', i, 'messages', k]),
-      layout: null,
-    });
+  return parsed.map((s, i) => jsonSampleRollout(input.path, header, doc, s, i));
+}
+
+function jsonSampleRollout(file: string, header: LogHeader, doc: JsonDoc, s: Sample, i: number): Rollout {
+  const atts = s.attachments ?? {};
+  return sampleRollout(logContext(file, header, 'json'), {
+    sample: s,
+    messages: s.messages ?? [],
+    events: s.events ?? [],
+    lookup: (k) => (Object.prototype.hasOwnProperty.call(atts, k) ? atts[k] : undefined),
+    source: `samples[${i}]`,
+    sourceRange: doc.rangeOf(['samples', i]),
+    messageRange: (k) => doc.rangeOf(['samples', i, 'messages', k]),
+    layout: null,
   });
+}
+
+/**
+ * The header of a `.json` log (its members other than `samples`), validated as the full load does.
+ * @throws RolloutLoadError located in `doc`
+ */
+export function inspectJsonHeader(doc: JsonDoc): LogHeader {
+  return doc.validate(LogHeaderSchema, LABEL);
+}
+
+/**
+ * The rollout of sample `i` of a `.json` log read alone (scale/inspectIndex.ts): `doc` is the
+ * sample's document seen at `['samples', i]` of the log (JsonDoc.nested), so the rollout, its
+ * ranges and its issues equal those of the full load.
+ * @throws RolloutLoadError (the sample does not conform), located in the file
+ */
+export function inspectJsonSample(file: string, header: LogHeader, doc: JsonDoc, i: number): Rollout {
+  return jsonSampleRollout(file, header, doc, validateSample(doc, ['samples', i], SampleSchema), i);
 }
 
 // ---------------------------------------------------------------------------------------------
