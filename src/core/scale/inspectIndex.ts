@@ -24,7 +24,7 @@
  *
  * This module never imports `vscode`.
  */
-import { isAscii } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import type * as fs from 'node:fs';
 import { formatIssue, RolloutLoadError, type LocatedIssue } from '../errors';
 import { inspectJsonHeader, inspectJsonSample } from '../formats/inspect';
@@ -35,8 +35,10 @@ import { decodeUtf8 } from '../load';
 import type { Rollout } from '../model';
 import { ItemLineIndex, utf16Length, type ItemLocation } from './arrayIndex';
 import { IndexCancelledError, INDEX_VERSION, NotIndexableError, readCheck, type BuildIndexOptions, type IndexedRollout, type RolloutIndex } from './indexBase';
+import { inspectSampleSummary } from './inspectSummary';
 import { delimitValue, ScanError, skipWs, stringEnd } from './jsonScan';
 import { readRange } from './rowLoad';
+import type { RowSummary } from './rowSummary';
 
 const LBRACE = 123;
 const RBRACE = 125;
@@ -97,7 +99,7 @@ function sampleRollout(file: string, header: LogHeader, at: ItemLocation, bytes:
   }
   // The sample sits two levels deep in the log (the object, the `samples` array).
   const doc = JsonDoc.parse(file, text, at.charOffset, new ItemLineIndex(text, at.line, at.column, at.charOffset), true, 2);
-  return inspectJsonSample(file, header, JsonDoc.nested(doc, ['samples', at.item]), at.item);
+  return inspectJsonSample(file, header, doc, at.item);
 }
 
 /**
@@ -155,28 +157,38 @@ export async function buildInspectIndex(fh: fs.promises.FileHandle, file: string
     return h;
   };
 
-  /** Lists a sample (or leaves it out with its message). */
+  /** Lists a sample (or leaves it out with its message): by the byte scan, else (it cannot) by the loader. */
   const summarise = (h: LogHeader, at: ItemLocation, bytes: Buffer): IndexedRollout | null => {
-    let r: Rollout;
-    try {
-      r = sampleRollout(file, h, at, bytes);
-    } catch (e) {
-      if (!(e instanceof RolloutLoadError)) throw e;
-      idx.skipped++;
-      for (const i of e.issues) note(formatIssue(i));
-      return null;
+    let s: RowSummary | null = null;
+    if (!options.noFastPath && isUtf8(bytes)) {
+      try {
+        s = inspectSampleSummary(bytes, file, h, at.item);
+      } catch {
+        // Not what the scan expects: the loader says why (or reads it after all).
+      }
+    }
+    if (!s) {
+      try {
+        const r = sampleRollout(file, h, at, bytes);
+        s = { baseId: r.id, taskId: r.task.id, groupId: r.groupId, reward: r.outcome.reward, resolved: r.outcome.resolved, steps: r.steps.length };
+      } catch (e) {
+        if (!(e instanceof RolloutLoadError)) throw e;
+        idx.skipped++;
+        for (const i of e.issues) note(formatIssue(i));
+        return null;
+      }
     }
     const e: IndexedRollout = {
       offset: at.offset,
       length: at.length,
       line: at.line,
-      id: r.id,
-      baseId: r.id,
-      taskId: r.task.id,
-      groupId: r.groupId,
-      reward: r.outcome.reward,
-      resolved: r.outcome.resolved,
-      steps: r.steps.length,
+      id: s.baseId,
+      baseId: s.baseId,
+      taskId: s.taskId,
+      groupId: s.groupId,
+      reward: s.reward,
+      resolved: s.resolved,
+      steps: s.steps,
       column: at.column,
       charOffset: at.charOffset,
       item: at.item,

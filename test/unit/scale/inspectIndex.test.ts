@@ -9,9 +9,12 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { RolloutLoadError } from '../../../src/core/errors';
+import { inspectJsonHeader } from '../../../src/core/formats/inspect';
+import { JsonDoc } from '../../../src/core/json';
 import { loadFile } from '../../../src/core/load';
 import type { Rollout } from '../../../src/core/model';
 import { loadInspectEntry, looksLikeInspectJson } from '../../../src/core/scale/inspectIndex';
+import { inspectSampleSummary } from '../../../src/core/scale/inspectSummary';
 import { buildIndex, NotIndexableError, type RolloutIndex } from '../../../src/core/scale/rolloutIndex';
 import { DumpIndexes } from '../../../src/host/dumpIndexes';
 import { sample, sampleJson, tmpDir, tmpFile } from '../samples';
@@ -27,10 +30,24 @@ function makeLog(n: number, opts: { indent?: number; evalLast?: boolean } = {}):
     id: `${String(s.id)}-${k}`,
     epoch: 1 + (k % 2),
     ...(k % 3 === 1 ? { input: `Ünïcödé ✓ 𝄞 input ${k}\n${typeof s.input === 'string' ? s.input : ''}` } : {}),
+    ...(k % 4 === 2 ? { messages: toolMessages(s.messages, k) } : {}),
   }));
   if (!opts.evalLast) return { ...d, samples };
   const { eval: spec, ...rest } = d;
   return { ...rest, samples, eval: spec };
+}
+
+/** Messages with tool calls answered and not: a call and its result, a tool_use content part answered, a tool result no call made, a call with no id (null tool_calls elsewhere). */
+function toolMessages(base: any[], k: number): any[] {
+  return [
+    ...base.filter((m) => m.role !== 'assistant'),
+    { role: 'assistant', content: 'Listing.', tool_calls: [{ id: `c${k}`, function: 'bash', arguments: { cmd: 'ls' } }] },
+    { role: 'tool', content: 'a\nb', tool_call_id: `c${k}`, function: 'bash' },
+    { role: 'assistant', content: [{ type: 'text', text: 'Searching.' }, { type: 'tool_use', id: `u${k}`, name: 'web_search', arguments: {}, result: 'found' }], tool_calls: null },
+    { role: 'tool', content: 'late', tool_call_id: `u${k}` },
+    { role: 'tool', content: 'orphan', tool_call_id: `x${k}`, error: { type: 'unknown', message: 'no call' } },
+    { role: 'user', content: [{ type: 'text', text: 'Thanks ✓' }] },
+  ];
 }
 
 function write(name: string, log: any, indent = 2): string {
@@ -42,12 +59,15 @@ async function assertAgrees(file: string, chunkBytes: number): Promise<RolloutIn
   const full = await loadFile(file);
   const index = await buildIndex(file, { chunkBytes });
   assert.equal(index.kind, 'inspect');
+  // The byte scan lists what the loader lists.
+  assert.deepEqual((await buildIndex(file, { chunkBytes, noFastPath: true })).entries, index.entries);
   assert.equal(index.format, 'inspect');
   assert.equal(index.complete, true);
   assert.deepEqual(
     index.entries.map((e) => ({ id: e.id, taskId: e.taskId, groupId: e.groupId, reward: e.reward, resolved: e.resolved, steps: e.steps })),
     full.rollouts.map((r) => ({ id: r.id, taskId: r.task.id, groupId: r.groupId, reward: r.outcome.reward, resolved: r.outcome.resolved, steps: r.steps.length })),
   );
+  const header = inspectJsonHeader(JsonDoc.parse(file, index.header!));
   const text = new TextDecoder().decode(fs.readFileSync(file));
   const bytes = fs.readFileSync(file);
   for (const [i, e] of index.entries.entries()) {
@@ -55,6 +75,9 @@ async function assertAgrees(file: string, chunkBytes: number): Promise<RolloutIn
     const before = text.slice(0, e.charOffset!).split('\n');
     assert.equal(e.line, before.length);
     assert.equal(e.column, before[before.length - 1].length + 1);
+    // Every sample here is one the byte scan reads (none falls back to the loader).
+    const { baseId, taskId, groupId, reward, resolved, steps } = e;
+    assert.deepEqual(inspectSampleSummary(Buffer.from(own), file, header, e.item!), { baseId, taskId, groupId, reward, resolved, steps }, `scan of sample ${e.item}`);
     const r: Rollout = await loadInspectEntry(index, e);
     assert.deepEqual(r, full.rollouts[i]);
     assert.equal(text.slice(r.source.range!.start, r.source.range!.end), own);
