@@ -7,8 +7,14 @@
  * (`loadInspectEntry`), with the Inspect loader's own code (inspect.ts `inspectJsonSample`), so a
  * rollout read through the index equals the full load's (ids, ranges, issues and their pointers
  * `/samples/<i>/…`). The file is never decoded or parsed whole: logs above V8's longest string
- * (~512 MiB, which `loadFile` refuses) open too, and the memory held is the header, the buffer of
- * the sample being read (it grows to hold the largest sample) and that one sample's parse.
+ * (~512 MiB, which `loadFile` refuses) open too.
+ *
+ * - Reading: fixed chunks into one buffer (two chunks long). A sample complete in the buffer is
+ *   summarised from there; one that is not (longer than what is left of the buffer) is delimited
+ *   as the chunks stream by (StreamDelimiter, its bytes not kept), then read again from the file
+ *   whole, once. Samples are summarised by a byte scan (inspectSummary.ts), not parsed, unless the
+ *   scan cannot read them. So the memory a pass holds is the header, the buffer and the bytes of
+ *   one sample; opening a sample holds its bytes, its text and its parse while the rollout is built.
  *
  * - Which files: the file starts (after a BOM and whitespace) with `{"version": <number>` — Inspect
  *   writes `version` first — and its header has an `eval` object (what the Inspect loader's
@@ -47,6 +53,7 @@ const RBRACK = 93;
 const COMMA = 44;
 const COLON = 58;
 const QUOTE = 34;
+const BACKSLASH = 92;
 const MAX_SKIPPED_MESSAGES = 20;
 /** Bytes read to tell an Inspect log apart. */
 const HEAD_BYTES = 64 * 1024;
@@ -81,14 +88,10 @@ function parseHeader(file: string, text: string): LogHeader {
   }
 }
 
-/**
- * The rollout of the sample at `at` (`at.item` its index in `samples`), from its bytes.
- * @throws RolloutLoadError (not valid UTF-8 or JSON, or not conforming), located in the file
- */
-function sampleRollout(file: string, header: LogHeader, at: ItemLocation, bytes: Buffer): Rollout {
-  let text: string;
+/** The text of the sample at `at` from its bytes. @throws RolloutLoadError (not valid UTF-8), located in the file */
+function sampleText(file: string, at: ItemLocation, bytes: Buffer): string {
   try {
-    text = decodeUtf8(file, bytes, Number.MAX_SAFE_INTEGER);
+    return decodeUtf8(file, bytes, Number.MAX_SAFE_INTEGER);
   } catch (e) {
     if (!(e instanceof RolloutLoadError)) throw e;
     // Positions of the sample's bytes, moved to where the sample starts in the file.
@@ -97,6 +100,13 @@ function sampleRollout(file: string, header: LogHeader, at: ItemLocation, bytes:
     );
     throw new RolloutLoadError(e.file, e.format, issues);
   }
+}
+
+/**
+ * The rollout of the sample at `at` (`at.item` its index in `samples`), from its text.
+ * @throws RolloutLoadError (not valid JSON, or not conforming), located in the file
+ */
+function sampleRollout(file: string, header: LogHeader, at: ItemLocation, text: string): Rollout {
   // The sample sits two levels deep in the log (the object, the `samples` array).
   const doc = JsonDoc.parse(file, text, at.charOffset, new ItemLineIndex(text, at.line, at.column, at.charOffset), true, 2);
   return inspectJsonSample(file, header, doc, at.item);
@@ -112,7 +122,66 @@ export async function loadInspectEntry(index: RolloutIndex, e: IndexedRollout): 
     throw new Error(`${e.id}: not an entry of an Inspect log index`);
   }
   const at: ItemLocation = { offset: e.offset, length: e.length, line: e.line, column: e.column, charOffset: e.charOffset, item: e.item };
-  return sampleRollout(index.path, parseHeader(index.path, index.header), at, await readRange(index.path, e.offset, e.length));
+  const header = parseHeader(index.path, index.header);
+  // The bytes are let go once decoded: the sample's text and its parse are what is held.
+  return sampleRollout(index.path, header, at, sampleText(index.path, at, await readRange(index.path, e.offset, e.length)));
+}
+
+/** The bytes of a sample from the open file. @throws RolloutLoadError when the file is shorter (it changed) */
+async function readAt(fh: fs.promises.FileHandle, file: string, at: ItemLocation): Promise<Buffer> {
+  const b = Buffer.allocUnsafe(at.length);
+  let got = 0;
+  while (got < at.length) {
+    const { bytesRead } = await fh.read(b, got, at.length - got, at.offset + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  if (got < at.length) {
+    throw new RolloutLoadError(file, null, [{ file, line: null, column: null, pointer: null, expected: `${at.length} bytes at byte ${at.offset} (a sample)`, found: `${got} bytes: the file changed while it was indexed` }]);
+  }
+  return b;
+}
+
+/**
+ * The end of one object or array read a part at a time (brackets counted outside strings, nothing
+ * checked, as jsonScan.ts `delimitValue`), keeping only its nesting and string state between parts.
+ */
+export class StreamDelimiter {
+  private depth = 0;
+  private inString = false;
+  /** Backslashes just before the end of the last part, inside a string. */
+  private backslashes = 0;
+
+  /** Feeds `b[from, to)`: the position just after the value's end, or -1 when it goes on. */
+  feed(b: Buffer, from: number, to: number): number {
+    let j = from;
+    while (j < to) {
+      if (this.inString) {
+        const q = b.indexOf(QUOTE, j);
+        if (q < 0 || q >= to) {
+          let k = to - 1;
+          while (k >= j && b[k] === BACKSLASH) k--;
+          this.backslashes = (k < j ? this.backslashes : 0) + (to - 1 - k);
+          return -1;
+        }
+        let k = q - 1;
+        while (k >= j && b[k] === BACKSLASH) k--;
+        const n = q - 1 - k + (k < j ? this.backslashes : 0);
+        this.backslashes = 0;
+        if (n % 2 === 0) this.inString = false;
+        j = q + 1;
+        continue;
+      }
+      const d = b[j];
+      if (d === QUOTE) {
+        this.inString = true;
+        this.backslashes = 0;
+      } else if (d === LBRACE || d === LBRACK) this.depth++;
+      else if ((d === RBRACE || d === RBRACK) && --this.depth === 0) return j + 1;
+      j++;
+    }
+    return -1;
+  }
 }
 
 /**
@@ -169,7 +238,7 @@ export async function buildInspectIndex(fh: fs.promises.FileHandle, file: string
     }
     if (!s) {
       try {
-        const r = sampleRollout(file, h, at, bytes);
+        const r = sampleRollout(file, h, at, sampleText(file, at, bytes));
         s = { baseId: r.id, taskId: r.task.id, groupId: r.groupId, reward: r.outcome.reward, resolved: r.outcome.resolved, steps: r.steps.length };
       } catch (e) {
         if (!(e instanceof RolloutLoadError)) throw e;
@@ -210,7 +279,10 @@ export async function buildInspectIndex(fh: fs.promises.FileHandle, file: string
   let chars = 0;
   let items = 0;
   let sawSamples = false;
-  let state = 'open' as 'open' | 'key' | 'firstKey' | 'memberSep' | 'firstItem' | 'item' | 'itemSep' | 'end' | 'cut';
+  let state = 'open' as 'open' | 'key' | 'firstKey' | 'memberSep' | 'firstItem' | 'item' | 'bigItem' | 'itemSep' | 'end' | 'cut';
+  /** The sample being delimited as the file streams by ('bigItem'), and one whose end was just found. */
+  let big: { at: ItemLocation; delimiter: StreamDelimiter } | null = null;
+  let bigDone: ItemLocation | null = null;
 
   /** Moves the position bookkeeping to buffer index `to`. */
   const advance = (to: number): void => {
@@ -330,7 +402,16 @@ export async function buildInspectIndex(fh: fs.promises.FileHandle, file: string
           if (end >= len && !eof && data[i] !== LBRACE && data[i] !== LBRACK && data[i] !== QUOTE) return;
         } catch (e) {
           if (!(e instanceof ScanError)) throw e;
-          return eof ? cut(i, 'the end of this sample', END) : undefined;
+          if (eof) return cut(i, 'the end of this sample', END);
+          if (data[i] !== LBRACE && data[i] !== LBRACK) return; // a string: read on with more bytes
+          // A sample not complete in the buffer is delimited as the file streams by, its bytes
+          // not kept (read again from the file once its end is found), so the buffer stays two chunks.
+          advance(i);
+          big = { at: { offset: bufStart + i, length: 0, line, column, charOffset: chars, item: items++ }, delimiter: new StreamDelimiter() };
+          big.delimiter.feed(data, i, len);
+          i = len;
+          state = 'bigItem';
+          return;
         }
         advance(i);
         const at: ItemLocation = { offset: bufStart + i, length: end - i, line, column, charOffset: chars, item: items++ };
@@ -340,6 +421,18 @@ export async function buildInspectIndex(fh: fs.promises.FileHandle, file: string
         } else pending.push(at);
         i = end;
         state = 'itemSep';
+      } else if (state === 'bigItem') {
+        const end = big!.delimiter.feed(data, i, len);
+        if (end < 0) {
+          i = len;
+          return eof ? cut(i, 'the end of this sample', END) : undefined;
+        }
+        big!.at.length = bufStart + end - big!.at.offset;
+        bigDone = big!.at;
+        big = null;
+        i = end;
+        state = 'itemSep';
+        return; // the caller reads it from the file, then scans on
       } else if (state === 'itemSep') {
         i = skipWs(data, i);
         if (i >= len) return eof ? cut(i, '"," or "]"', END) : undefined;
@@ -369,8 +462,8 @@ export async function buildInspectIndex(fh: fs.promises.FileHandle, file: string
       i -= cur;
       cur = 0;
     }
-    // A sample larger than a chunk is scanned again from its start with every read: reading as much
-    // again as is pending keeps that linear in the sample's size.
+    // A header member larger than a chunk is scanned again from its start with every read: reading as
+    // much again as is pending keeps that linear in its size.
     const want = Math.max(chunkBytes, len);
     if (buf.length - len < want) {
       const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, len + want));
@@ -382,7 +475,16 @@ export async function buildInspectIndex(fh: fs.promises.FileHandle, file: string
     len += bytesRead;
     filePos += bytesRead;
     const added: IndexedRollout[] = [];
-    scan(filePos >= st.size, added);
+    for (;;) {
+      scan(filePos >= st.size, added);
+      if (!bigDone) break;
+      const at: ItemLocation = bigDone;
+      bigDone = null;
+      if (header) {
+        const e = summarise(header, at, await readAt(fh, file, at));
+        if (e) added.push(e);
+      } else pending.push(at);
+    }
     options.onProgress?.(idx, added, { bytes: filePos, size: st.size, entries: idx.entries.length });
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
@@ -393,7 +495,7 @@ export async function buildInspectIndex(fh: fs.promises.FileHandle, file: string
     const h = readHeader(true)!;
     for (const at of pending) {
       if (options.signal?.aborted) throw new IndexCancelledError();
-      const e = summarise(h, at, await readRange(file, at.offset, at.length));
+      const e = summarise(h, at, await readAt(fh, file, at));
       options.onProgress?.(idx, e ? [e] : [], { bytes: st.size, size: st.size, entries: idx.entries.length });
     }
   }

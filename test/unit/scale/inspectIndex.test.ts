@@ -13,7 +13,7 @@ import { inspectJsonHeader } from '../../../src/core/formats/inspect';
 import { JsonDoc } from '../../../src/core/json';
 import { loadFile } from '../../../src/core/load';
 import type { Rollout } from '../../../src/core/model';
-import { loadInspectEntry, looksLikeInspectJson } from '../../../src/core/scale/inspectIndex';
+import { loadInspectEntry, looksLikeInspectJson, StreamDelimiter } from '../../../src/core/scale/inspectIndex';
 import { inspectSampleSummary } from '../../../src/core/scale/inspectSummary';
 import { buildIndex, NotIndexableError, type RolloutIndex } from '../../../src/core/scale/rolloutIndex';
 import { DumpIndexes } from '../../../src/host/dumpIndexes';
@@ -91,6 +91,17 @@ describe('scale/inspectIndex: large Inspect .json logs', () => {
     assert.equal(looksLikeInspectJson(Buffer.from('{"version":2}')), true);
     assert.equal(looksLikeInspectJson(Buffer.from('{"schema_version": "ATIF-v1.5"}')), false);
     assert.equal(looksLikeInspectJson(Buffer.from('[{"version": 2}]')), false);
+  });
+
+  it('StreamDelimiter finds the end of a value fed a part at a time, escapes split between parts', () => {
+    const v = Buffer.from('{"a": "x\\\\", "b": ["\\"]}", {"c": "}"}]}, 1] tail');
+    const want = v.indexOf(', 1] tail'); // just after the outer `}`
+    for (let cutAt = 1; cutAt < v.length; cutAt++) {
+      const d = new StreamDelimiter();
+      const first = d.feed(v, 0, cutAt);
+      assert.equal(first >= 0 ? first : d.feed(v, cutAt, v.length), want, `cut at ${cutAt}`);
+    }
+    assert.equal(new StreamDelimiter().feed(v, 0, v.length), want);
   });
 
   it('indexes a pretty-printed log read in chunks smaller than a sample, as the full load reads it', async () => {
