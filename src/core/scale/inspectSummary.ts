@@ -66,7 +66,7 @@ function scanMessage(b: Buffer, i: number, m: MessageScan): number {
               const e = valueEnd(b, cv);
               const id = readScalar(b, cv, e);
               if (typeof id !== 'string' || isAttachment(id)) throw new ScanError(cv, 'a call id the loader reads otherwise');
-              calls.push(id);
+              if (id !== '') calls.push(id); // buildSteps keys a step by a call id that is not empty
               return e;
             }),
       );
@@ -89,7 +89,7 @@ function scanMessage(b: Buffer, i: number, m: MessageScan): number {
       });
       if (type === 'tool_use') {
         if (isAttachment(id)) throw new ScanError(p, 'a tool_use id the loader resolves first');
-        if (typeof id === 'string') m.calls.push(id);
+        if (typeof id === 'string' && id !== '') m.calls.push(id);
       }
       return end;
     });

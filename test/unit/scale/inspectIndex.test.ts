@@ -47,6 +47,9 @@ function toolMessages(base: any[], k: number): any[] {
     { role: 'tool', content: 'late', tool_call_id: `u${k}` },
     { role: 'tool', content: 'orphan', tool_call_id: `x${k}`, error: { type: 'unknown', message: 'no call' } },
     { role: 'user', content: [{ type: 'text', text: 'Thanks ✓' }] },
+    // An empty call id makes no call a result can answer: the result is a step of its own.
+    { role: 'assistant', content: '', tool_calls: [{ id: '', function: 'bash', arguments: { cmd: 'pwd' } }] },
+    { role: 'tool', content: '/', tool_call_id: '' },
   ];
 }
 
