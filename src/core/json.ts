@@ -187,8 +187,8 @@ export function tooDeepAt(text: string, max = MAX_JSON_DEPTH): number {
  */
 export class JsonDoc {
   private treeCache: jsonc.Node | undefined;
-  /** Set for a document that stands for item `itemIndex` of a top-level array (see `arrayItem`). */
-  private itemIndex: number | null = null;
+  /** Set for a document that stands for the value at `itemPath` of the file's document (see `arrayItem`, `nested`). */
+  private itemPath: JsonPath | null = null;
   private constructor(
     readonly file: string,
     readonly text: string,
@@ -234,10 +234,28 @@ export class JsonDoc {
    * whole. For reading one rollout of a large JSON array file (scale/arrayIndex.ts).
    */
   static arrayItem(item: JsonDoc, index: number): JsonDoc {
-    const value: unknown[] = [];
-    value[index] = item.value;
+    return JsonDoc.nested(item, [index]);
+  }
+
+  /**
+   * `item` (one value of a larger document, parsed alone from its text and positioned in the file)
+   * seen as the file's document with the value at `at`: `value` holds only that path (sparse arrays
+   * and one-key objects on the way), and paths, pointers and ranges are those of the whole file's
+   * document (`[...at, …]`). `arrayItem(item, i)` is `nested(item, [i])`; sample `i` of a large
+   * Inspect log is `nested(sample, ['samples', i])` (scale/inspectIndex.ts).
+   */
+  static nested(item: JsonDoc, at: JsonPath): JsonDoc {
+    let value: unknown = item.value;
+    for (let k = at.length - 1; k >= 0; k--) {
+      const p = at[k];
+      if (typeof p === 'number') {
+        const a: unknown[] = [];
+        a[p] = value;
+        value = a;
+      } else value = { [p]: value };
+    }
     const d = new JsonDoc(item.file, item.text, value, item.baseOffset, item.lines);
-    d.itemIndex = index;
+    d.itemPath = [...at];
     return d;
   }
 
@@ -248,9 +266,10 @@ export class JsonDoc {
 
   /** Range (file offsets) of the value at `path`, or null when the path does not exist. */
   rangeOf(path: JsonPath): SourceRange | null {
-    if (this.itemIndex !== null) {
-      if (path.length === 0 || path[0] !== this.itemIndex) return null;
-      path = path.slice(1);
+    const at = this.itemPath;
+    if (at !== null) {
+      if (path.length < at.length || at.some((p, k) => path[k] !== p)) return null;
+      path = path.slice(at.length);
     }
     const root = this.tree;
     if (!root) return null;
@@ -266,7 +285,7 @@ export class JsonDoc {
    * when the document is not an object with such an array, or stands for an array item (`arrayItem`).
    */
   itemRanges(key: string): SourceRange[] | null {
-    if (this.itemIndex !== null) return null;
+    if (this.itemPath !== null) return null;
     const t = this.text;
     let i = skipJsonSpace(t, 0);
     if (t.charCodeAt(i) !== 123) return null;

@@ -1,21 +1,23 @@
 /**
  * Large JSONL rollout dumps (and large single JSON files whose top level is an array of rows,
- * core/scale/arrayIndex.ts) in the extension: the lazy index of each (core/scale/rolloutIndex.ts),
+ * core/scale/arrayIndex.ts, and large Inspect AI `.json` logs, core/scale/inspectIndex.ts) in the extension: the lazy index of each (core/scale/rolloutIndex.ts),
  * built once per file and shared by the Rollouts view and the timeline, cached in the extension's
  * storage (never next to the user's files) and reused while the file's size and mtime are unchanged,
  * extended when the file only grew (a running job). A rollout is read only when it is opened.
  *
  * Indexing runs on the extension host's thread in chunks (core yields after every 4 MiB read), so the
- * host is never held for longer than one chunk's work.
+ * host is never held for longer than one chunk's work (for an Inspect log, one chunk's samples and the
+ * byte scan of a sample longer than a chunk).
  */
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import type { Rollout } from '../core/model';
 import { buildIndex, readCachedIndex, writeCachedIndex, type IndexProgress, type RolloutIndex } from '../core/scale/rolloutIndex';
 import { itemLocation, loadItem } from '../core/scale/arrayIndex';
+import { loadInspectEntry } from '../core/scale/inspectIndex';
 import { loadRow } from '../core/scale/rowLoad';
 
-/** Files at least this large whose name ends in `.jsonl` or `.json` are read through the index. */
+/** Files at least this large whose name ends in `.jsonl` or `.json` are read through the index (an Inspect `.json` log's samples too). */
 export const INDEX_MIN_BYTES = 16 * 1024 * 1024;
 
 /**
@@ -108,7 +110,8 @@ export class DumpIndexes {
     const index = this.current(file) ?? (await this.index(file));
     const e = index.entries[i];
     if (!e) throw new RangeError(`${path.basename(file)} has no rollout ${i + 1} (it has ${index.entries.length})`);
-    const r = index.kind === 'array' ? await loadItem(file, index.format, itemLocation(e)) : await loadRow(file, index.format, e);
+    const r =
+      index.kind === 'array' ? await loadItem(file, index.format, itemLocation(e)) : index.kind === 'inspect' ? await loadInspectEntry(index, e) : await loadRow(file, index.format, e);
     r.id = e.id;
     return r;
   }

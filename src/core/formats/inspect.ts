@@ -286,7 +286,6 @@ async function loadJson(input: LoadInput, doc: JsonDoc): Promise<Rollout[]> {
     throw new RolloutLoadError(input.path, LABEL, [doc.issue(['samples'], 'array')]);
   }
   if (!Array.isArray(samples) || samples.length === 0) throw new RolloutLoadError(input.path, LABEL, [doc.issue(['samples'], NO_SAMPLES)]);
-  const ctx = logContext(input.path, header, 'json');
   const issues = new IssueCollector();
   const parsed: Sample[] = [];
   samples.forEach((_, i) => {
@@ -294,19 +293,65 @@ async function loadJson(input: LoadInput, doc: JsonDoc): Promise<Rollout[]> {
     if (s) parsed.push(s);
   });
   if (issues.issues.length) throw new RolloutLoadError(input.path, LABEL, issues.issues);
-  return parsed.map((s, i) => {
-    const atts = s.attachments ?? {};
-    return sampleRollout(ctx, {
-      sample: s,
-      messages: s.messages ?? [],
-      events: s.events ?? [],
-      lookup: (k) => (Object.prototype.hasOwnProperty.call(atts, k) ? atts[k] : undefined),
-      source: `samples[${i}]`,
-      sourceRange: doc.rangeOf(['samples', i]),
-      messageRange: (k) => doc.rangeOf(['samples', i, 'messages', k]),
-      layout: null,
-    });
+  return parsed.map((s, i) => jsonSampleRollout(input.path, header, s, i, { sample: doc.rangeOf(['samples', i]), message: (k) => doc.rangeOf(['samples', i, 'messages', k]) }));
+}
+
+/** Source ranges of a `.json` log's sample (file offsets): its own and its messages'. */
+interface SampleRanges {
+  sample: SourceRange | null;
+  message: (k: number) => SourceRange | null;
+}
+
+function jsonSampleRollout(file: string, header: LogHeader, s: Sample, i: number, ranges: SampleRanges): Rollout {
+  const atts = s.attachments ?? {};
+  return sampleRollout(logContext(file, header, 'json'), {
+    sample: s,
+    messages: s.messages ?? [],
+    events: s.events ?? [],
+    lookup: (k) => (Object.prototype.hasOwnProperty.call(atts, k) ? atts[k] : undefined),
+    source: `samples[${i}]`,
+    sourceRange: ranges.sample,
+    messageRange: ranges.message,
+    layout: null,
   });
+}
+
+/**
+ * What the Rollouts view lists of a sample of a `.json` log, from its small fields (id, epoch,
+ * scores, error, limit): the id, task, group and outcome `sampleRollout` gives it.
+ */
+export function inspectSampleKeys(
+  file: string,
+  header: LogHeader,
+  s: Pick<Sample, 'id' | 'epoch' | 'scores' | 'error' | 'limit'>,
+  i: number,
+): { id: string; taskId: string; groupId: string; reward: number | null; resolved: boolean | null } {
+  const ctx = logContext(file, header, 'json');
+  const sid = String(s.id);
+  const outcome = outcomeOf(s as Sample, `samples[${i}]`);
+  return { id: `${ctx.evalId}:${sid}_epoch_${s.epoch}`, taskId: `${header.eval.task}/${sid}`, groupId: `${ctx.evalId}:${sid}`, reward: outcome.reward, resolved: outcome.resolved };
+}
+
+/**
+ * The header of a `.json` log (its members other than `samples`), validated as the full load does.
+ * @throws RolloutLoadError located in `doc`
+ */
+export function inspectJsonHeader(doc: JsonDoc): LogHeader {
+  return doc.validate(LogHeaderSchema, LABEL);
+}
+
+/**
+ * The rollout of sample `i` of a `.json` log read alone (scale/inspectIndex.ts): `sample` is the
+ * sample's own document, parsed from its text and placed in the file (offsets, lines); it is seen
+ * at `['samples', i]` of the log (JsonDoc.nested), so the rollout, its ranges and its issues equal
+ * those of the full load. Ranges are found by a scan of the sample's text (JsonDoc.itemRanges), not
+ * its syntax tree (many times the text's size).
+ * @throws RolloutLoadError (the sample does not conform), located in the file
+ */
+export function inspectJsonSample(file: string, header: LogHeader, sample: JsonDoc, i: number): Rollout {
+  const s = validateSample(JsonDoc.nested(sample, ['samples', i]), ['samples', i], SampleSchema);
+  const messages = sample.itemRanges('messages');
+  return jsonSampleRollout(file, header, s, i, { sample: sample.valueRange(), message: (k) => messages?.[k] ?? null });
 }
 
 // ---------------------------------------------------------------------------------------------

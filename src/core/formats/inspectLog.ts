@@ -147,6 +147,11 @@ export const SampleSchema = z.looseObject({
 });
 /** A validated sample. */
 export type Sample = z.infer<typeof SampleSchema>;
+/**
+ * The small fields of a sample (all of SampleFields but `input`), for the index's summary of a
+ * sample found by a byte scan (scale/inspectSummary.ts), which reads these and not the rest.
+ */
+export const SampleHeadSchema = z.looseObject((({ input: _input, ...rest }) => rest)(SampleFields));
 /** Chunked shell entry (`samples/<id>_epoch_<n>/sample.json`). */
 export const ShellSchema = z.looseObject({
   ...SampleFields,

@@ -37,7 +37,7 @@ export interface IndexedRollout extends RowSummary {
   line: number;
   /** The rollout's id in the file (baseId, made unique). */
   id: string;
-  /** Entries of a JSON array file only (arrayIndex.ts): 1-based column and UTF-16 offset of the item's first character, its index in the array. */
+  /** Entries of a JSON array file or Inspect log only (arrayIndex.ts, inspectIndex.ts): 1-based column and UTF-16 offset of the item's first character, its index in the array. */
   column?: number;
   charOffset?: number;
   item?: number;
@@ -46,8 +46,13 @@ export interface IndexedRollout extends RowSummary {
 /** The index of one file. */
 export interface RolloutIndex {
   version: number;
-  /** `array`: the file is one JSON document, a top-level array of rows (arrayIndex.ts); absent for JSONL. */
-  kind?: 'array';
+  /**
+   * `array`: the file is one JSON document, a top-level array of rows (arrayIndex.ts); `inspect`: an
+   * Inspect AI `.json` log, whose entries are its samples (inspectIndex.ts); absent for JSONL.
+   */
+  kind?: 'array' | 'inspect';
+  /** `inspect` only: the log's header, its top-level members other than `samples` as one JSON object's text. */
+  header?: string;
   path: string;
   /** Size and mtime (ms) of the file when indexed. */
   size: number;

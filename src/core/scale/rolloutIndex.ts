@@ -11,7 +11,8 @@
  * - Formats: files the loader registry reads as one rollout per JSONL line (the row loaders:
  *   `openai-chat`, `openai-responses`, `rllm-episode`, `openhands-eval`, the process-label rows).
  *   A file not named `.jsonl` whose top level is a JSON array of such rows is indexed by
- *   arrayIndex.ts. Others throw NotIndexableError (the caller loads them whole).
+ *   arrayIndex.ts, an Inspect AI `.json` log (one object with a `samples` list) by inspectIndex.ts.
+ *   Others throw NotIndexableError (the caller loads them whole).
  * - Ids: made unique as `loadRows` does (a repeated id gets `#line<N>`, or `#<n>` for the
  *   process-label formats); rows the loader would leave out (bad JSON, not conforming) are left
  *   out and counted in `skipped`, with their located messages (the first 20).
@@ -32,6 +33,7 @@ import { pickLoader } from '../formats/registry';
 import { makeInput } from '../load';
 import type { FormatId } from '../model';
 import { buildArrayIndex, startsWithArray } from './arrayIndex';
+import { buildInspectIndex, startsInspectJson } from './inspectIndex';
 import { loadRow } from './rowLoad';
 import { FAST_SUMMARIZERS, type RowSummary } from './rowSummary';
 import { IndexCancelledError, INDEX_VERSION, NotIndexableError, readCheck, ROW_FORMATS, type BuildIndexOptions, type IndexedRollout, type RolloutIndex } from './indexBase';
@@ -97,8 +99,8 @@ function blank(b: Buffer): boolean {
 
 /**
  * Indexes `file` (or reuses / extends `options.previous`). See the module docs.
- * A file not named `.jsonl` whose top level is a JSON array goes to arrayIndex.ts `buildArrayIndex`;
- * another `.json` file throws NotIndexableError.
+ * A file not named `.jsonl` whose top level is a JSON array goes to arrayIndex.ts `buildArrayIndex`,
+ * an Inspect `.json` log to inspectIndex.ts `buildInspectIndex`; another `.json` file throws NotIndexableError.
  * @throws NotIndexableError (not a row-per-line dump), IndexCancelledError, or the fs error reading it
  */
 export async function buildIndex(file: string, options: BuildIndexOptions = {}): Promise<RolloutIndex> {
@@ -109,6 +111,8 @@ export async function buildIndex(file: string, options: BuildIndexOptions = {}):
     // One JSON document whose top level is an array of rows: its items are indexed (arrayIndex.ts).
     if (!/\.jsonl$/i.test(file)) {
       if (await startsWithArray(fh, st.size)) return await buildArrayIndex(fh, file, st, options);
+      // An Inspect AI `.json` log: its samples are indexed (inspectIndex.ts).
+      if (await startsInspectJson(fh, st.size)) return await buildInspectIndex(fh, file, st, options);
       if (/\.json$/i.test(file)) throw new NotIndexableError(file, 'one JSON document that is not a top-level array of rows');
     }
     const prev = options.previous && options.previous.version === INDEX_VERSION && options.previous.path === file && !options.previous.kind ? options.previous : null;

@@ -234,7 +234,7 @@ describe('scale/arrayIndex: bad items, cut-off files, rewrites, other files', ()
   });
 
   it('JSON files that are not arrays of rows are not indexed (the caller loads them whole)', async () => {
-    for (const s of ['openhands/tests_runtime_trajs_basic.json', 'openhands/harbor-rfc_openhands_trajectory.json', 'openai-chat/harbor-golden_terminus2_invalid-json.traces.json', 'inspect/log_read_sample.json', 'atif/harbor-golden_openhands_hello-world_ATIF-v1.5.trajectory.json']) {
+    for (const s of ['openhands/tests_runtime_trajs_basic.json', 'openhands/harbor-rfc_openhands_trajectory.json', 'openai-chat/harbor-golden_terminus2_invalid-json.traces.json', 'atif/harbor-golden_openhands_hello-world_ATIF-v1.5.trajectory.json']) {
       await assert.rejects(buildIndex(sample(s)), NotIndexableError, s);
     }
     await assert.rejects(buildIndex(tmpFile('empty.json', '[ ]')), NotIndexableError);
