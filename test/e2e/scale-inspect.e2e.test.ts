@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import * as assert from 'node:assert/strict';
 import { writeInspectLog } from '../../bench/genInspectLog';
 import { loadFile } from '../../src/core/load';
-import { e2eSuite, focusLastRolloutOfLastGroup, OPEN_MS, rolloutsPane, screenshot, UI_MS, waitUntil } from './harness';
+import { defaultRolloutIncludes, e2eSuite, focusLastRolloutOfLastGroup, OPEN_MS, rolloutsPane, screenshot, UI_MS, waitUntil } from './harness';
 
 const FILE = 'big-eval-log.json';
 
@@ -24,6 +24,8 @@ describe('e2e: a 24 MB Inspect AI .json log in code-server', function () {
   const e2e = e2eSuite({
     name: 'scale-inspect',
     artifactPrefix: '',
+    // Inspect writes its logs to ./logs under names of its own: the user adds the folder to the view.
+    settings: { 'trajectoryInspector.rollouts.include': [...defaultRolloutIncludes(), '**/logs/*.json'] },
     prepare: async (workspace) => {
       const file = path.join(workspace, 'logs', FILE);
       samples = writeInspectLog(file, 24).samples;
