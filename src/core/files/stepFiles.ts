@@ -343,11 +343,12 @@ function actionTouches(a: Action): RawTouch[] {
     }
     return [{ path: p, kind: 'edit', change: { op: 'opaque', reason: `${via}: the record does not spell out the change` }, via }];
   }
-  if (a.kind === 'shell' && a.command) return shellFileTouches(a.command);
-  if (READ_TOOLS.has(lower)) {
+  // A reading tool with a path argument (also SWE-agent's `open`, recorded as a shell command).
+  if (READ_TOOLS.has(lower) && (a.kind !== 'shell' || argPath)) {
     const p = argPath ?? str(args.file) ?? a.path ?? null;
     return p ? [{ path: p, kind: 'read', change: null, via }] : [];
   }
+  if (a.kind === 'shell' && a.command) return shellFileTouches(a.command);
   return [];
 }
 

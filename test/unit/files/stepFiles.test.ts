@@ -39,9 +39,10 @@ describe('stepFileTouches over real sessions', () => {
     assert.deepEqual(touchesOf(t, `${root}/go.mod`).map(brief), [`4 read ${root}/go.mod - unknown`, `9 edit ${root}/go.mod codex-update applied`]);
   });
 
-  it('SWE-agent edit {search, replace} is a replacement; an OpenHands `printf … > hello.txt` is a change in the workdir', async () => {
+  it('SWE-agent `open` is a read and edit {search, replace} a replacement; an OpenHands `printf … > hello.txt` is a change in the workdir', async () => {
     const swe = (await loadFile(sample('swe-agent/6e44b9__sweagenttestrepo-1c2844.traj'), nodeFiles)).rollouts[0];
-    const [edit] = stepFileTouches(swe);
+    const [open, edit] = stepFileTouches(swe);
+    assert.equal(brief(open), '3 read /SWE-agent__test-repo/tests/missing_colon.py - unknown'); // SWE-agent's `open`
     assert.equal(brief(edit), '4 edit /SWE-agent__test-repo/tests/missing_colon.py replace applied');
     assert.ok(edit.change?.op === 'replace' && edit.change.edits[0].oldText.startsWith('def division(a: float, b: float) -> float'));
     const oh = (await loadFile(sample('openhands/harbor-rfc_openhands_trajectory.json'), nodeFiles)).rollouts[0];

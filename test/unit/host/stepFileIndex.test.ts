@@ -40,9 +40,12 @@ describe('host/stepFileIndex', () => {
     const touches = index.touchesOf(local);
     assert.deepEqual(
       touches.map((t) => [t.stepIndex, t.kind, t.path, t.localPath]),
-      [[4, 'edit', '/SWE-agent__test-repo/tests/missing_colon.py', local]],
+      [
+        [3, 'read', '/SWE-agent__test-repo/tests/missing_colon.py', local],
+        [4, 'edit', '/SWE-agent__test-repo/tests/missing_colon.py', local],
+      ],
     );
-    const change = touches[0].change;
+    const change = touches[1].change;
     assert.ok(change?.op === 'replace');
     const { oldText, newText } = change.edits[0];
     // The file now: the agent's new text in place of the old one, with a line before it.
