@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { fileVersions, lineSteps, type FileChangeAt, type FileVersion, type StepLines } from '../core/files/fileHistory';
 import { mapPath, stepFileTouches, type PathMapping, type StepFileTouch } from '../core/files/stepFiles';
 import type { Rollout } from '../core/model';
+import type { StepFileChip, StepFilesMessage } from '../shared/protocol';
 
 /** A workspace folder: its name and absolute path. */
 export interface WorkspaceFolderRef {
@@ -178,4 +179,23 @@ export function fileHistories(touches: readonly WorkspaceTouch[], current: strin
     out.push({ file: list[0].file, rolloutIndex: list[0].rolloutIndex, changes, versions, lines: lineSteps(changes, versions, current) });
   }
   return out;
+}
+
+/**
+ * The timeline's file chips of a rollout: per step, every file it read or changed, a workspace
+ * file by its path relative to its folder (prefixed by the folder's name when there are several),
+ * any other by the path the agent recorded.
+ */
+export function stepFileChips(rollout: Rollout, mappings: readonly PathMapping[], folders: readonly WorkspaceFolderRef[]): StepFilesMessage {
+  const byStep = new Map<number, StepFileChip[]>();
+  for (const t of stepFileTouches(rollout)) {
+    const local = path.normalize(mapPath(t.path, mappings));
+    const folder = folders.find((f) => inWorkspace(local, [f])) ?? null;
+    const rel = folder ? path.relative(folder.path, local).split(path.sep).join('/') || path.basename(local) : null;
+    const label = folder ? (folders.length > 1 ? `${folder.name}/${rel}` : rel!) : t.path;
+    const chips = byStep.get(t.stepIndex) ?? [];
+    chips.push({ label, recorded: t.path, kind: t.kind, local: folder !== null, failed: t.kind === 'edit' && (t.outcome === 'failed' || t.outcome === 'rejected') });
+    byStep.set(t.stepIndex, chips);
+  }
+  return { type: 'stepFiles', rolloutId: rollout.id, steps: [...byStep].map(([index, files]) => ({ index, files })) };
 }

@@ -18,12 +18,14 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { changeDiffTexts } from '../core/files/fileHistory';
+import { mapPath } from '../core/files/stepFiles';
 import type { CommandTable } from './commandTable';
 import { readSettings, type SettingsWatcher } from './config';
 import { mapLimit } from './mapLimit';
 import { notifyInfo, reportError } from './notify';
 import type { RolloutFiles } from './rolloutFiles';
-import { fileHistories, pathMappings, rolloutLabel, StepFileIndex, type RolloutFileHistory, type WorkspaceFolderRef, type WorkspaceTouch } from './stepFileIndex';
+import { fileHistories, pathMappings, rolloutLabel, stepFileChips, StepFileIndex, type RolloutFileHistory, type WorkspaceFolderRef, type WorkspaceTouch } from './stepFileIndex';
+import type { StepFilesMessage, WebviewMessage } from '../shared/protocol';
 import type { TimelineFeature, TimelineView } from './timelineFeature';
 
 /** Command ids: the palette command (package.json) and the two the hovers and quick pick run (internal). */
@@ -146,10 +148,43 @@ export class StepFiles implements TimelineFeature, vscode.Disposable {
 
   onShown(view: TimelineView): void {
     this.indexView(view);
+    this.postFiles(view);
   }
 
   rolloutsChanged(view: TimelineView): void {
     this.indexView(view);
+    this.postFiles(view);
+  }
+
+  /** The chips of the rollout shown: every file each step touched, workspace files by their relative path. */
+  private chipsOf(view: TimelineView): StepFilesMessage | null {
+    const folders = folderRefs();
+    return view.rollout ? stepFileChips(view.rollout, pathMappings(readSettings().files.pathMap, folders), folders) : null;
+  }
+
+  private postFiles(view: TimelineView): void {
+    try {
+      const m = this.chipsOf(view);
+      if (m) view.postMessage(m);
+    } catch (e) {
+      this.output.warn(`step files of ${view.uri.fsPath}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  async onMessage(view: TimelineView, m: WebviewMessage): Promise<void> {
+    if (m.type !== 'openStepFile' || m.rolloutIndex !== view.rolloutIndex) return;
+    const chip = this.chipsOf(view)?.steps.find((s) => s.index === m.stepIndex)?.files[m.file];
+    if (!chip) return;
+    if (!chip.local) {
+      void notifyInfo(`Trajectory Inspector: ${chip.recorded} is not in this workspace. If the agent worked on a copy of it, map its folder in trajectoryInspector.files.pathMap.`);
+      return;
+    }
+    const local = path.normalize(mapPath(chip.recorded, pathMappings(readSettings().files.pathMap, folderRefs())));
+    try {
+      await vscode.window.showTextDocument(vscode.Uri.file(local), { viewColumn: vscode.ViewColumn.Beside, preview: true });
+    } catch (e) {
+      void notifyInfo(`Trajectory Inspector: cannot open ${chip.label}: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   onClosed(view: TimelineView): void {

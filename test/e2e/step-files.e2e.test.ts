@@ -9,7 +9,8 @@
  * - the hover's *Show Step's Edit as Diff* opens a diff of the file before → after step #5, whose
  *   left side has the line without its colon;
  * - *Show Steps That Touched This File* lists the step that read it (#4, `open`) and the one that
- *   edited it (#5); picking #5 selects that step in the timeline.
+ *   edited it (#5); picking #5 selects that step in the timeline, whose card has a chip of the
+ *   file (workspace-relative) that opens it.
  *
  * Screenshots: .test-artifacts/e2e/step-files-gutter.png (the mark and its hover),
  * step-files-diff.png (the diff), step-files-pick.png (the quick pick), step-files-step.png (the
@@ -92,7 +93,7 @@ describe('e2e: steps ↔ workspace files (SWE-agent sample mapped into the works
     await screenshot(e2e.page, 'step-files-diff');
   });
 
-  it('Show Steps That Touched This File lists the read and the edit; picking the edit selects step #5 in the timeline', async () => {
+  it('Show Steps That Touched This File lists the read and the edit; picking the edit selects step #5, whose file chip opens the file', async () => {
     await quickOpen(e2e.page, 'tests/missing_colon.py');
     await viewLine('def division').waitFor({ state: 'visible', timeout: UI_MS });
     await runCommand(e2e.page, 'Trajectory Inspector: Show Steps That Touched This File');
@@ -101,7 +102,14 @@ describe('e2e: steps ↔ workspace files (SWE-agent sample mapped into the works
     assert.deepEqual(rows.map((r) => r.trim()), ['step #4 read missing_colon.py', 'step #5 changed missing_colon.py']);
     await screenshot(e2e.page, 'step-files-pick');
     await quickInputRow(e2e.page, 'step #5 changed').click();
-    await e2e.web().locator('.step-card[data-index="4"][aria-selected="true"]').waitFor({ timeout: UI_MS });
+    const card = e2e.web().locator('.step-card[data-index="4"][aria-selected="true"]');
+    await card.waitFor({ timeout: UI_MS });
+    // The card's file chip names the workspace file (relative) and opens it.
+    const chip = card.locator('.files button.file-chip[data-kind="edit"]');
+    await chip.waitFor({ state: 'visible', timeout: UI_MS });
+    assert.equal((await chip.innerText()).trim(), '✎ tests/missing_colon.py');
     await screenshot(e2e.page, 'step-files-step');
+    await chip.click();
+    await e2e.page.locator('.tabs-container .tab', { hasText: 'missing_colon.py' }).filter({ hasNotText: 'before' }).first().waitFor({ state: 'visible', timeout: UI_MS });
   });
 });

@@ -8,7 +8,8 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { loadFile } from '../../../src/core/load';
 import { nodeFiles } from '../../../src/core/nodeFiles';
-import { fileHistories, inWorkspace, pathMappings, rolloutLabel, StepFileIndex } from '../../../src/host/stepFileIndex';
+import { fileHistories, inWorkspace, pathMappings, rolloutLabel, StepFileIndex, stepFileChips } from '../../../src/host/stepFileIndex';
+import { isHostMessage } from '../../../src/shared/protocol';
 import { censusFile, sample, tmpDir } from '../samples';
 
 describe('host/stepFileIndex', () => {
@@ -77,5 +78,26 @@ describe('host/stepFileIndex', () => {
     assert.deepEqual(h.changes.map((c) => c.stepIndex), [8]);
     assert.deepEqual(h.lines.map((l) => [l.stepIndex, l.start, l.end]), [[8, 2, 2]]);
     assert.deepEqual(fileHistories(goMod.filter((t) => t.stepIndex !== 8), 'x\n'), []);
+  });
+
+  it('stepFileChips: workspace files by their relative path, others as recorded; a rejected edit is marked', async () => {
+    const { rollouts } = await loadFile(censusFile('claude-code/vibecodingtracker_claude_code.jsonl'), nodeFiles);
+    const root = '/home/wei/repo/claude-code';
+    const m = stepFileChips(rollouts[0], [{ from: `${root}/sub`, to: '/elsewhere' }], [{ name: 'cc', path: root }]);
+    assert.ok(isHostMessage(m));
+    assert.equal(m.rolloutId, rollouts[0].id);
+    const at = (i: number) => m.steps.find((s) => s.index === i)?.files;
+    assert.deepEqual(at(3), [
+      { label: 'go.mod', recorded: `${root}/go.mod`, kind: 'read', local: true, failed: false },
+      { label: '.python-version', recorded: `${root}/.python-version`, kind: 'read', local: true, failed: false },
+    ]);
+    assert.deepEqual(at(5), [{ label: 'go.mod', recorded: `${root}/go.mod`, kind: 'edit', local: true, failed: true }]);
+    assert.equal(at(0), undefined, 'steps touching no file are left out');
+    // Two folders: the folder's name leads; a file outside both keeps the recorded path.
+    const two = stepFileChips(rollouts[0], [], [{ name: 'other', path: '/x' }, { name: 'cc', path: root }]);
+    assert.equal(two.steps.find((s) => s.index === 3)!.files[0].label, 'cc/go.mod');
+    const none = stepFileChips(rollouts[0], [], [{ name: 'x', path: '/x' }]);
+    assert.deepEqual(none.steps.find((s) => s.index === 3)!.files[0], { label: `${root}/go.mod`, recorded: `${root}/go.mod`, kind: 'read', local: false, failed: false });
+    assert.ok(!isHostMessage({ ...m, steps: [{ index: 3, files: [{ label: 'a', kind: 'write' }] }] }));
   });
 });
