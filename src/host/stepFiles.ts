@@ -92,6 +92,8 @@ export class StepFiles implements TimelineFeature, vscode.Disposable {
   private readonly diffs = new DiffTexts();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly open = new Map<TimelineView, string>();
+  /** The loaded file each timeline's rollouts were last indexed from (shown again: not read again). */
+  private readonly indexedFrom = new WeakMap<TimelineView, object>();
   private timer: NodeJS.Timeout | null = null;
   private gutter: boolean;
 
@@ -137,22 +139,25 @@ export class StepFiles implements TimelineFeature, vscode.Disposable {
 
   // ------------------------------------------------------------ TimelineFeature
 
-  private indexView(view: TimelineView): void {
+  /** Indexes the timeline's rollouts: when its file was loaded anew, or (`changed`) its rollouts changed while followed. */
+  private indexView(view: TimelineView, changed: boolean): void {
     const lf = view.loadedFile;
     if (view.uri.scheme !== 'file' || !lf) return;
     const file = path.normalize(view.uri.fsPath);
     this.open.set(view, file);
+    if (!changed && this.indexedFrom.get(view) === lf && this.index.has(file)) return;
+    this.indexedFrom.set(view, lf);
     this.index.set(file, lf.rollouts);
     this.schedule();
   }
 
   onShown(view: TimelineView): void {
-    this.indexView(view);
+    this.indexView(view, false);
     this.postFiles(view);
   }
 
   rolloutsChanged(view: TimelineView): void {
-    this.indexView(view);
+    this.indexView(view, true);
     this.postFiles(view);
   }
 
