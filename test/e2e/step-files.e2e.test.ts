@@ -51,8 +51,11 @@ describe('e2e: steps ↔ workspace files (SWE-agent sample mapped into the works
     },
   });
 
-  /** The editor's rendered line that holds `text`. */
-  const viewLine = (text: string) => e2e.page.locator('.monaco-editor .view-lines .view-line', { hasText: text }).first();
+  /** The editor's rendered line that holds `text` (its spaces matched as any white space: Monaco may render them as no-break spaces). */
+  const viewLine = (text: string) => {
+    const re = new RegExp(text.split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+'));
+    return e2e.page.locator('.monaco-editor .view-lines .view-line', { hasText: re }).first();
+  };
 
   it('marks the line step #5 changed in the workspace file; the hover names the step', async () => {
     await openTimeline(e2e.page, path.basename(TRAJ));
@@ -83,9 +86,10 @@ describe('e2e: steps ↔ workspace files (SWE-agent sample mapped into the works
     await diff.waitFor({ state: 'visible', timeout: UI_MS });
     const original = diff.locator('.editor.original .view-lines');
     const modified = diff.locator('.editor.modified .view-lines');
-    await waitUntil(async () => (await original.innerText()).includes('-> float\n') || /-> float\s*$/m.test(await original.innerText()), UI_MS, async () => `left side: ${await original.innerText()}`);
-    const left = (await original.innerText()).split('\n').map((l) => l.replace(/\u00a0/g, ' '));
-    const right = (await modified.innerText()).split('\n').map((l) => l.replace(/\u00a0/g, ' '));
+    const linesOf = async (side: typeof original) => (await side.innerText()).split('\n').map((l) => l.replace(/\u00a0/g, ' ').trimEnd());
+    await waitUntil(async () => (await linesOf(original)).includes('def division(a: float, b: float) -> float'), UI_MS, async () => `left side: ${JSON.stringify(await linesOf(original))}`);
+    const left = await linesOf(original);
+    const right = await linesOf(modified);
     assert.ok(left.includes('def division(a: float, b: float) -> float'), `before: ${JSON.stringify(left)}`);
     assert.ok(right.includes('def division(a: float, b: float) -> float:'), `after: ${JSON.stringify(right)}`);
     // The change is marked as one (VS Code's line-insert / line-delete decorations on each side).
