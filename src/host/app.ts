@@ -29,13 +29,14 @@ import { createScoring } from './scoring/register';
 import { ScoringService } from './scoring/service';
 import { SearchView } from './search/searchView';
 import { SessionsView } from './sessionsView';
+import { STEP_FILE_COMMANDS, StepFiles } from './stepFiles';
 import { TimelineEditorProvider } from './timelineEditor';
 
 /**
  * Commands registered without a package.json contribution: the targets of the inline scores'
  * CodeLenses and hover links, which take arguments and are not meant for the command palette.
  */
-export const INTERNAL_COMMANDS: readonly string[] = ['trajectoryInspector.scores.openStep', 'trajectoryInspector.scores.explain'];
+export const INTERNAL_COMMANDS: readonly string[] = ['trajectoryInspector.scores.openStep', 'trajectoryInspector.scores.explain', STEP_FILE_COMMANDS.openStep, STEP_FILE_COMMANDS.showEdit];
 
 /** The running extension: its services, views and command registrations. */
 export class App implements vscode.Disposable {
@@ -94,7 +95,13 @@ export class App implements vscode.Disposable {
     this.replay = this.add(new ReplayController(context, output));
     // What the timelines follow, read by the Rollouts view instead of reading the files again.
     const liveFiles = this.add(new LiveFiles());
-    const timelines = this.add(new TimelineEditorProvider(context.extensionUri, output, labels, { files, features: [this.replay, scoringService], liveFiles }));
+    // Steps ↔ workspace files: told what every timeline shows; opens steps through the timelines built next.
+    let sessions: SessionsView | null = null;
+    let timelines: TimelineEditorProvider | null = null;
+    const stepFiles = this.add(
+      new StepFiles(output, settings, files, { openRollout: (uri, rollout, step) => timelines?.openRollout(uri, rollout, step) ?? Promise.resolve() }, async () => (sessions ? sessions.sessionFiles() : [])),
+    );
+    timelines = this.add(new TimelineEditorProvider(context.extensionUri, output, labels, { files, features: [this.replay, scoringService, stepFiles], liveFiles }));
     const rollouts = this.add(new RolloutsView(output, settings, files, liveFiles, context.workspaceState, journalOf));
     this.tables.timeline = timelineCommands(timelines);
     this.tables.rollouts = rolloutsCommands(rollouts, timelines);
@@ -104,7 +111,6 @@ export class App implements vscode.Disposable {
 
     // Compare, group view and workspace search.
     const compare = this.add(new ComparePanels(context.extensionUri, output, timelines, files, journalOf, (items) => scoringService.scoresFor(items)));
-    let sessions: SessionsView | null = null;
     const search = this.add(new SearchView(rollouts, timelines, output, files, context.workspaceState, async () => (sessions ? sessions.sessionFiles() : [])));
     this.tables.compare = compareCommands(compare, rollouts);
     this.tables.search = searchCommands(search);
@@ -132,6 +138,7 @@ export class App implements vscode.Disposable {
     // Claude Code and Codex CLI sessions recorded in the workspace's folders.
     sessions = this.add(new SessionsView(output, context.globalStorageUri, settings));
     this.tables.sessions = sessions.commands();
+    this.tables.stepFiles = stepFiles.commands();
 
     for (const d of registerCommandTables(this.tables, (id, run) => vscode.commands.registerCommand(id, run))) this.add(d);
     this.checkContributions();

@@ -87,6 +87,15 @@ export interface Settings {
     redactEmails: boolean;
     redactHomeUsers: boolean;
   };
+  files: {
+    /**
+     * Where the paths a rollout recorded lie in this workspace: recorded folder (absolute) →
+     * local folder, `${workspaceFolder}` not yet substituted; entries whose value is no string dropped.
+     */
+    pathMap: Record<string, string>;
+    /** Gutter marks on the lines of workspace files the steps of open rollouts changed. */
+    gutter: boolean;
+  };
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
@@ -151,6 +160,10 @@ export function readSettingsFrom(src: SettingSource): Settings {
       redactPatterns: get('export.redactPatterns', isStrings, [...D['export.redactPatterns']]),
       redactEmails: user('export.redactEmails', (v): v is boolean => typeof v === 'boolean', D['export.redactEmails']),
       redactHomeUsers: user('export.redactHomeUsers', (v): v is boolean => typeof v === 'boolean', D['export.redactHomeUsers']),
+    },
+    files: {
+      pathMap: Object.fromEntries(Object.entries(get('files.pathMap', isRecord, {})).filter(([, v]) => isString(v))) as Record<string, string>,
+      gutter: get('files.gutter', (v): v is boolean => typeof v === 'boolean', D['files.gutter']),
     },
   };
 }

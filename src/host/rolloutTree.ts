@@ -27,6 +27,7 @@ import { SearchError } from '../core/search/workspaceSearch';
 import { formatReward } from '../shared/text';
 import { fileLabel } from './fileLabel';
 import { statsOf } from './rolloutTreeModel';
+import { compactCount, sumTotals, totalsParts } from '../shared/totals';
 import type { CollectionNode, Disagreement, Entry, EntryState, FileLeaf, GroupNode, JobView, RolloutLeaf, Stats, TaskNode, TreeNode, TreeOptions, TreeRollout } from './rolloutTreeModel';
 import { DEFAULT_OPTIONS, FILTER_LABELS, LABEL_FILTER_LABELS, passState, type OutcomeFilter, type RolloutRefine, type SortKey } from './rolloutTreeModel';
 
@@ -284,6 +285,7 @@ function fileChildren(e: Entry, opts: TreeOptions): { children: TreeNode[]; grou
       groupId,
       rewards: members.map((r) => r.reward),
       stats: statsOf(members.map((r) => ({ state: 'loaded', rollouts: [r] }))),
+      ...groupTotals(members),
       children: sortBy(kids, leafKeys, opts.sort),
     });
   }
@@ -579,12 +581,33 @@ export function taskDescription(t: Pick<TaskNode, 'stats'>): string {
   return [`${s.passed}/${s.total} passed`, meanText(s), s.pending ? `${s.pending} loading` : ''].filter(Boolean).join(' · ');
 }
 
-/** `n rollouts · rewards 1, 0, 0.5 · mean 0.5` (at most `maxRewards` rewards listed). */
-export function groupDescription(g: Pick<GroupNode, 'rewards' | 'stats'>, maxRewards = 8): string {
+/** The `totals` of a group node: summed over the members that have totals; nothing when none has. */
+function groupTotals(members: readonly TreeRollout[]): Pick<GroupNode, 'totals'> {
+  const list = members.flatMap((r) => (r.totals ? [r.totals] : []));
+  return list.length ? { totals: sumTotals(list) } : {};
+}
+
+/**
+ * `n rollouts · rewards 1, 0, 0.5 · mean 0.5` (at most `maxRewards` rewards listed), then the
+ * group's tokens and cost when its steps record them (`412k tokens · $1.23`).
+ */
+export function groupDescription(g: Pick<GroupNode, 'rewards' | 'stats' | 'totals'>, maxRewards = 8): string {
   const n = g.rewards.length;
   const shown = g.rewards.slice(0, maxRewards).map((r) => (r === null ? '—' : shortReward(r)));
   const list = g.rewards.some((r) => r !== null) ? `rewards ${shown.join(', ')}${n > maxRewards ? ', …' : ''}` : '';
-  return [`${n} ${n === 1 ? 'rollout' : 'rollouts'}`, list, meanText(g.stats, 'mean')].filter(Boolean).join(' · ');
+  const money = g.totals ? totalsParts(g.totals).filter((p) => p.endsWith(' tokens') || p.startsWith('$')) : [];
+  return [`${n} ${n === 1 ? 'rollout' : 'rollouts'}`, list, meanText(g.stats, 'mean'), ...money].filter(Boolean).join(' · ');
+}
+
+/**
+ * The group's totals for its tooltip: `Totals: 412k tokens · $1.23 · 3 of 40 commands failed ·
+ * 4.1 s/step · peak context 38k`, or '' when its steps record none of them.
+ */
+export function groupTotalsText(g: Pick<GroupNode, 'totals'>): string {
+  if (!g.totals) return '';
+  const parts = totalsParts(g.totals);
+  if (g.totals.peakContext !== null) parts.push(`peak context ${compactCount(g.totals.peakContext)}`);
+  return parts.length ? `Totals over ${g.totals.rollouts} ${g.totals.rollouts === 1 ? 'rollout' : 'rollouts'}: ${parts.join(' · ')}` : '';
 }
 
 /** `N rollouts · G groups · k resolved · mean reward x` of a multi-rollout file. */

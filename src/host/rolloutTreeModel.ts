@@ -5,6 +5,7 @@
  */
 import type { FormatId, HarborJob, Rollout } from '../core/model';
 import type { RolloutSummary } from '../shared/protocol';
+import { rolloutTotals, type RolloutTotals } from '../shared/totals';
 import { summarize } from './rolloutSummary';
 
 // ---------------------------------------------------------------------------------------------
@@ -26,6 +27,8 @@ export interface TreeRollout extends RolloutSummary {
   exception?: string | null;
   /** Fields the loader derived rather than read (core `Rollout.derived`), for a "derived" mark. */
   derived?: string[];
+  /** Tokens, cost, step time and failed commands of the rollout's steps (src/shared/totals.ts). */
+  totals?: RolloutTotals;
 }
 
 /** How many steps of a rollout carry labels: bad (−1 from any annotator or the data), and labelled by a person. */
@@ -77,7 +80,7 @@ export function scoreState(scores: readonly { value: number }[]): RolloutScoreSt
 /** The tree's summary of a loaded rollout. */
 export function treeRollout(r: Rollout, index: number): TreeRollout {
   const trialName = typeof r.metadata.trialName === 'string' ? r.metadata.trialName : null;
-  const t: TreeRollout = { ...summarize(r, index), groupId: r.groupId, trialName, format: r.format, labels: labelState(r, []) };
+  const t: TreeRollout = { ...summarize(r, index), groupId: r.groupId, trialName, format: r.format, labels: labelState(r, []), totals: rolloutTotals(r.steps) };
   // Harbor records the exception a trial ended with as its status.
   if (HARBOR_FORMATS.has(r.format) && r.outcome.status) t.exception = r.outcome.status;
   if (r.derived?.length) t.derived = [...r.derived];
@@ -333,6 +336,8 @@ export interface GroupNode extends NodeBase {
   /** Rewards of every rollout of the group, in file order. */
   rewards: (number | null)[];
   stats: Stats;
+  /** Totals over the group's rollouts that have them (every member, whatever the filter); absent when none. */
+  totals?: RolloutTotals & { rollouts: number };
 }
 
 /** One rollout of a multi-rollout file (or of a TB1 run's results.json). */

@@ -39,6 +39,7 @@ import {
   collectionDescription,
   disagreementText,
   groupDescription,
+  groupTotalsText,
   indexTree,
   isOutcomeFilter,
   jobTooltipLines,
@@ -413,7 +414,7 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     item.id = node.id;
     item.description = groupDescription(node);
     item.iconPath = new vscode.ThemeIcon('layers');
-    item.tooltip = `GRPO group ${node.groupId}\n${groupDescription(node, Infinity)}`;
+    item.tooltip = [`GRPO group ${node.groupId}`, groupDescription(node, Infinity), groupTotalsText(node)].filter(Boolean).join('\n');
     item.contextValue = 'rolloutGroup';
     return item;
   }

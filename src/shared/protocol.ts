@@ -396,7 +396,31 @@ export interface RunRunLabelActionNotification {
   action: LabelAction;
 }
 
+/** One file a step read or changed, as its card's chip shows it. */
+export interface StepFileChip {
+  /** Workspace-relative path when the file is in this workspace, else the path as recorded. */
+  label: string;
+  /** The path as the agent recorded it (the chip's tooltip). */
+  recorded: string;
+  kind: 'read' | 'edit';
+  /** The file lies in an open workspace folder (after `trajectoryInspector.files.pathMap`): the chip opens it. */
+  local: boolean;
+  /** The record says the edit failed or was rejected (it changed nothing). */
+  failed: boolean;
+}
+
+/**
+ * The files each step of the rollout shown read or changed (core/files/stepFiles.ts), for the
+ * cards' file chips; steps touching no file are left out. Sent after the rollout, again when it changes.
+ */
+export interface StepFilesMessage {
+  type: 'stepFiles';
+  rolloutId: string;
+  steps: { index: number; files: StepFileChip[] }[];
+}
+
 export type HostMessage =
+  | StepFilesMessage
   | RolloutUpdateMessage
   | LiveMessage
   | ToggleFollowNotification
@@ -545,7 +569,16 @@ export interface LoadStepsMessage {
   seq: number;
 }
 
+/** Open file chip `file` (its position in the step's chips of the last `stepFiles`) of step `stepIndex`. */
+export interface OpenStepFileMessage {
+  type: 'openStepFile';
+  rolloutIndex: number;
+  stepIndex: number;
+  file: number;
+}
+
 export type WebviewMessage =
+  | OpenStepFileMessage
   | OpenUrlMessage
   | LoadStepsMessage
   | ReplayControlMessage
@@ -605,6 +638,8 @@ export function isWebviewMessage(v: unknown): v is WebviewMessage {
       return isIndex(v.rolloutIndex);
     case 'openLink':
       return isIndex(v.rolloutIndex) && (v.stepIndex === null || isIndex(v.stepIndex)) && isIndex(v.link);
+    case 'openStepFile':
+      return isIndex(v.rolloutIndex) && isIndex(v.stepIndex) && isIndex(v.file);
     case 'openUrl':
       return typeof v.url === 'string' && isOpenableUrl(v.url);
     case 'openLocation':
@@ -739,6 +774,18 @@ export function isHostMessage(v: unknown): v is HostMessage {
       return isReplayStateMessage(v);
     case 'scores':
       return isScoresMessage(v);
+    case 'stepFiles':
+      return (
+        typeof v.rolloutId === 'string' &&
+        Array.isArray(v.steps) &&
+        v.steps.every(
+          (st) =>
+            isObj(st) &&
+            isIndex(st.index) &&
+            Array.isArray(st.files) &&
+            st.files.every((f) => isObj(f) && typeof f.label === 'string' && typeof f.recorded === 'string' && (f.kind === 'read' || f.kind === 'edit') && typeof f.local === 'boolean' && typeof f.failed === 'boolean'),
+        )
+      );
     case 'cast':
       return isCastMessage(v);
     default:

@@ -100,6 +100,8 @@ export const SETTING_DEFAULTS = {
   'export.redactPatterns': [] as string[],
   'export.redactEmails': true,
   'export.redactHomeUsers': true,
+  'files.pathMap': {} as Record<string, string>,
+  'files.gutter': true,
 } as const;
 
 /** A setting's id without the `trajectoryInspector.` prefix. */

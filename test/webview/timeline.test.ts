@@ -422,4 +422,45 @@ describe('webview: timeline', function () {
     await page.locator('#step-count').getByText(`${mini.rollouts[0].steps.length} steps`).waitFor();
     await page.screenshot({ path: path.join(ARTIFACTS, 'timeline-mini-swe-agent.png'), fullPage: true });
   });
+
+  it('the header charts each step\'s context (prompt tokens) and names time per step and failed commands', async () => {
+    page = await open();
+    const atif = await loadFile(sample(ATIF));
+    await show(page, atif);
+    const chart = page.locator('header .context-chart svg.spark');
+    await chart.waitFor();
+    // One polyline per stretch of steps with tokens; its points rise to the top (y 0) at the peak step.
+    const lines = await chart.locator('polyline.ctx').evaluateAll((els: any[]) => els.map((e) => e.getAttribute('points')));
+    const steps = atif.rollouts[0].steps.map((st) => st.tokens?.prompt ?? null);
+    assert.equal(lines.length, 1, JSON.stringify(lines));
+    assert.equal(lines[0].split(' ').length, steps.filter((v) => v !== null).length);
+    assert.ok(lines[0].split(' ').some((pt: string) => pt.endsWith(',0')), 'the peak reaches the top');
+    assert.match((await page.locator('header .context-chart').innerText()).trim(), /^context peak \d+/);
+    assert.match((await page.locator('header .failed-commands').innerText()).trim(), /^failed commands \d+ of \d+$/);
+    await page.locator('header').screenshot({ path: path.join(ARTIFACTS, 'timeline-header-totals.png') });
+  });
+
+  it('a step card shows the files the host says it touched; a chip click asks the host to open that file', async () => {
+    page = await open();
+    const msg = await show(page, swe);
+    const step = 5;
+    await postToWebview(page, {
+      type: 'stepFiles',
+      rolloutId: msg.rollout.id,
+      steps: [{ index: step, files: [
+        { label: 'reproduce.py', recorded: '/marshmallow-code__marshmallow/reproduce.py', kind: 'edit', local: true, failed: false },
+        { label: '/etc/<b>hosts</b>', recorded: '/etc/<b>hosts</b>', kind: 'read', local: false, failed: false },
+      ] }],
+    });
+    const card = page.locator(`.step-card[data-index="${step}"]`);
+    await card.scrollIntoViewIfNeeded();
+    const chips = card.locator('.files button.file-chip');
+    await chips.first().waitFor();
+    assert.deepEqual((await chips.allInnerTexts()).map((t) => t.trim()), ['✎ reproduce.py', '○ /etc/<b>hosts</b>'], 'rendered as text');
+    assert.match((await chips.nth(1).getAttribute('class')) ?? '', /\belsewhere\b/);
+    await chips.nth(1).click();
+    const out = await sent(page);
+    assert.deepEqual(out.filter((m) => m.type === 'openStepFile'), [{ type: 'openStepFile', rolloutIndex: 0, stepIndex: step, file: 1 }]);
+  });
 });
+

@@ -15,7 +15,7 @@ import { LitElement, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { CurrentLabel } from '../../src/shared/model';
 import type { Action, FileEdit, Observation, RolloutLink, Step } from '../../src/shared/model';
-import { MAX_NOTE_CHARS } from '../../src/shared/protocol';
+import { MAX_NOTE_CHARS, type StepFileChip } from '../../src/shared/protocol';
 import { type ScoresMessage, type StepScoreView } from '../../src/shared/scoresProtocol';
 import { formatScore, heatBucket, scoreTitle, scoreWord } from '../scores';
 import { labelTitle, valueText, type StepLabel } from '../labels';
@@ -74,6 +74,8 @@ export class TiStepCard extends LitElement {
   @property({ attribute: false }) cutFields: readonly CutField[] | null = null;
   /** A step of a paged rollout that came without a head: its full body's estimated height (CSS px, collapsed), the place the loading card holds; null: estimated from the head. */
   @property({ attribute: false }) bodyHeight: number | null = null;
+  /** The files the step read or changed (chips; a workspace file's chip opens it). */
+  @property({ attribute: false }) files: readonly StepFileChip[] = [];
   /** A search's query whose matches the card marks (the step a search result opened); null: none. */
   @property({ attribute: false }) highlight: HighlightQuery | null = null;
   /** The query whose first match was scrolled into view (once per query). */
@@ -259,6 +261,22 @@ export class TiStepCard extends LitElement {
     </div>`;
   }
 
+  private renderFiles(): TemplateResult | typeof nothing {
+    if (!this.files.length) return nothing;
+    return html`<div class="files" aria-label="Files this step touched">
+      ${this.files.map((f, i) => {
+        const what = f.kind === 'edit' ? (f.failed ? 'edit failed: changed nothing' : 'changed') : 'read';
+        const title = `${f.recorded} (${what})${f.local ? '' : ' — not in this workspace (map it in trajectoryInspector.files.pathMap)'}`;
+        return html`<button class="file-chip ${f.kind}${f.failed ? ' failed' : ''}${f.local ? '' : ' elsewhere'}" data-kind=${f.kind} title=${title} @click=${(e: Event) => this.openFile(e, i)}>${f.kind === 'edit' ? '✎' : '○'} ${f.label}</button>`;
+      })}
+    </div>`;
+  }
+
+  private openFile(e: Event, file: number): void {
+    e.stopPropagation();
+    this.dispatchEvent(new CustomEvent('open-file', { detail: { index: this.step.index, file }, bubbles: true, composed: true }));
+  }
+
   private openLink(e: Event, link: number): void {
     e.stopPropagation();
     this.dispatchEvent(new CustomEvent('open-link', { detail: { index: this.step.index, link }, bubbles: true, composed: true }));
@@ -377,7 +395,7 @@ export class TiStepCard extends LitElement {
               <div>${marked(reasoning, this.highlight)}</div>
             </details>`
           : nothing}
-        ${pairs.map((p) => this.renderPair(p))} ${this.renderLinks(links)}
+        ${pairs.map((p) => this.renderPair(p))} ${this.renderLinks(links)} ${this.renderFiles()}
         ${empty ? html`<div class="empty-step">(empty step)</div>` : nothing}
       </div>
     </div>`;

@@ -32,6 +32,11 @@ export function openLink(rolloutIndex: number, stepIndex: number | null, link: n
   post({ type: 'openLink', rolloutIndex, stepIndex, link });
 }
 
+/** Opens file chip `file` of step `stepIndex` (the host opens the workspace file, or says why not). */
+export function openStepFile(rolloutIndex: number, stepIndex: number, file: number): void {
+  post({ type: 'openStepFile', rolloutIndex, stepIndex, file });
+}
+
 /** Opens `file` at a line and column (1-based; null: the file's start). */
 export function openLocation(file: string, line: number | null, column: number | null): void {
   post({ type: 'openLocation', file, line, column });

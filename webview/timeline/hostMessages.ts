@@ -62,6 +62,9 @@ export function applyHostMessage(s: TimelineState, m: HostMessage): Effect[] {
       s.scoresMsg = m;
       return [];
     }
+    case 'stepFiles':
+      s.stepFilesMsg = m;
+      return [];
     case 'steps':
       if (!s.stepStore.receive(m)) return [];
       // Keep the selected (else the top) card in place while the steps around it render; following, the end.

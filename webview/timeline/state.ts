@@ -6,7 +6,7 @@
  * Free of the DOM and Lit, so the changes are unit-tested under Node.
  */
 import type { CurrentLabel, LabelValue, Rollout } from '../../src/shared/model';
-import type { HighlightNotification, LabelsMessage, LoadErrorMessage, PersistedState, RolloutMessage, ViewConfig } from '../../src/shared/protocol';
+import type { HighlightNotification, LabelsMessage, LoadErrorMessage, PersistedState, RolloutMessage, StepFileChip, StepFilesMessage, ViewConfig } from '../../src/shared/protocol';
 import type { CastMessage } from '../../src/shared/castProtocol';
 import type { ReplayStateMessage } from '../../src/shared/replayProtocol';
 import type { ScoresMessage, StepScoreView } from '../../src/shared/scoresProtocol';
@@ -54,6 +54,8 @@ export interface TimelineState {
   labelsMsg: LabelsMessage | null;
   /** Step scores of the rollout shown; null until the host sends some. */
   scoresMsg: ScoresMessage | null;
+  /** The files each step of the rollout shown read or changed; null until the host sends them. */
+  stepFilesMsg: StepFilesMessage | null;
   /** Label changes sent to the host and not answered yet (shown at once). */
   sentChanges: SentChange[];
   /** Sequence number of the last label change (or undo / redo) sent. */
@@ -96,6 +98,7 @@ export function createState(restored: PersistedState | null, stepStore: StepStor
     cast: null,
     labelsMsg: null,
     scoresMsg: null,
+    stepFilesMsg: null,
     sentChanges: [],
     labelSeq: 0,
     showKeys: false,
@@ -257,4 +260,14 @@ export function persistedState(s: TimelineState, place: ScrollPlace): PersistedS
   if (s.player.height !== DEFAULT_PLAYER_HEIGHT) st.playerHeight = s.player.height;
   if (s.player.fit !== 'width') st.playerFit = s.player.fit;
   return st;
+}
+
+const NO_FILES: readonly StepFileChip[] = [];
+
+/** The file chips of step `index` of the rollout shown (none when the host's list is of another rollout). */
+export function stepFilesOf(s: TimelineState, index: number): readonly StepFileChip[] {
+  const m = s.stepFilesMsg;
+  const cur = rolloutMsg(s);
+  if (!m || !cur || cur.rollout.id !== m.rolloutId) return NO_FILES;
+  return m.steps.find((x) => x.index === index)?.files ?? NO_FILES;
 }

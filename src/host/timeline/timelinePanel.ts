@@ -428,6 +428,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
         await this.redoLabel(m.seq);
         break;
       case 'replay':
+      case 'openStepFile':
         for (const feature of this.owner.features) await feature.onMessage?.(this, m);
         break;
       case 'loadSteps': {

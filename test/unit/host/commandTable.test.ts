@@ -44,6 +44,7 @@ function featureTables(): { tables: Record<string, CommandTable>; internal: read
     const { SessionsView } = require('../../../src/host/sessionsView');
     const { stepLinkCommands } = require('../../../src/host/stepLinks');
     const { exportCommands } = require('../../../src/host/exportCommands');
+    const { StepFiles } = require('../../../src/host/stepFiles');
     /* eslint-enable @typescript-eslint/no-require-imports */
     return {
       internal: INTERNAL_COMMANDS,
@@ -59,6 +60,7 @@ function featureTables(): { tables: Record<string, CommandTable>; internal: read
         sessions: SessionsView.prototype.commands.call(inert),
         stepLinks: stepLinkCommands(inert, inert, 'p.n'),
         export: exportCommands(inert, inert),
+        stepFiles: StepFiles.prototype.commands.call(inert),
       },
     };
   });

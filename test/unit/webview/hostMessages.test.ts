@@ -14,7 +14,7 @@ import { HINT_LINE, KEYMAP, LABEL_ACTION_COMMANDS, bindingFor, bindingOf, type K
 import type { LabelsMessage, PersistedState, RolloutMessage, LoadStepsMessage } from '../../../src/shared/protocol';
 import { StepStore } from '../../../webview/stepStore';
 import { applyHostMessage } from '../../../webview/timeline/hostMessages';
-import { createState, labelIndexOf, type Effect, type TimelineState } from '../../../webview/timeline/state';
+import { createState, labelIndexOf, stepFilesOf, type Effect, type TimelineState } from '../../../webview/timeline/state';
 import { keyAction } from '../../../webview/timeline/update';
 import { REPO_ROOT, sample } from '../samples';
 
@@ -253,5 +253,18 @@ describe('webview timeline state: keys', () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
     const declared = new Set(pkg.contributes.commands.map((c: { command: string }) => c.command));
     for (const [id] of LABEL_ACTION_COMMANDS) assert.ok(declared.has(id), `${id} is declared in package.json`);
+  });
+});
+
+describe('webview timeline state: step files', () => {
+  it("keeps the host's file chips of the rollout shown; a list for another rollout shows none", () => {
+    const { s } = fresh();
+    applyHostMessage(s, base);
+    const chip = { label: 'src/a.py', recorded: '/repo/src/a.py', kind: 'edit' as const, local: true, failed: false };
+    assert.deepEqual(applyHostMessage(s, { type: 'stepFiles', rolloutId: base.rollout.id, steps: [{ index: 2, files: [chip] }] }), []);
+    assert.deepEqual(stepFilesOf(s, 2), [chip]);
+    assert.deepEqual(stepFilesOf(s, 3), []);
+    applyHostMessage(s, { type: 'stepFiles', rolloutId: 'another rollout', steps: [{ index: 2, files: [chip] }] });
+    assert.deepEqual(stepFilesOf(s, 2), []);
   });
 });

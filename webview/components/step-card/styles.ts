@@ -292,6 +292,42 @@ export const stepCardStyles = [
     .links button.link:hover {
       text-decoration: underline;
     }
+    .files {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 4px;
+      margin-top: 4px;
+      font-size: 11px;
+    }
+    .files button.file-chip {
+      font: inherit;
+      color: var(--vscode-badge-foreground);
+      background: var(--vscode-badge-background);
+      border: 1px solid transparent;
+      border-radius: 9px;
+      padding: 0 7px;
+      cursor: pointer;
+      max-width: 40ch;
+      overflow: hidden;
+      text-overflow: ellipsis;
+      white-space: nowrap;
+    }
+    .files button.file-chip.read {
+      color: var(--vscode-foreground);
+      background: none;
+      border-color: var(--vscode-widget-border, var(--vscode-contrastBorder, #8884));
+    }
+    .files button.file-chip.failed {
+      text-decoration: line-through;
+      opacity: 0.75;
+    }
+    .files button.file-chip.elsewhere {
+      font-style: italic;
+      opacity: 0.8;
+    }
+    .files button.file-chip:hover {
+      text-decoration: underline;
+    }
     .links .missing {
       color: var(--vscode-descriptionForeground);
       font-style: italic;

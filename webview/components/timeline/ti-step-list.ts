@@ -14,8 +14,8 @@ import type { Step } from '../../../src/shared/model';
 import type { HighlightNotification, RolloutMessage } from '../../../src/shared/protocol';
 import { parseTime } from '../../format';
 import { propagatedFrom, type LabelIndex } from '../../labels';
-import { openLink, showInSource } from '../../timeline/actions';
-import { labelIndexOf, NO_LABELS, scoreOf, stepReplayOf, type TimelineState } from '../../timeline/state';
+import { openLink, openStepFile, showInSource } from '../../timeline/actions';
+import { labelIndexOf, NO_LABELS, scoreOf, stepFilesOf, stepReplayOf, type TimelineState } from '../../timeline/state';
 import '../ti-step-card';
 import { keyHint } from './ti-keys-overlay';
 import { LightElement } from './lightElement';
@@ -83,7 +83,8 @@ export class TiStepList extends LightElement {
     return html`<div class="hint">${keyHint(!!m.rollout.recording)}</div>
       <main class="timeline" role="list" data-sliced=${m.sliced ? 'true' : 'false'} @rangeChanged=${this.onRange}
         @show-source=${(e: CustomEvent<{ index: number }>) => showInSource(m.rolloutIndex, e.detail.index)}
-        @open-link=${(e: CustomEvent<{ index: number; link: number }>) => openLink(m.rolloutIndex, e.detail.index, e.detail.link)}>
+        @open-link=${(e: CustomEvent<{ index: number; link: number }>) => openLink(m.rolloutIndex, e.detail.index, e.detail.link)}
+        @open-file=${(e: CustomEvent<{ index: number; file: number }>) => openStepFile(m.rolloutIndex, e.detail.index, e.detail.file)}>
         ${virtualize({ items: steps, keyFunction: (s) => s.index, renderItem: (s) => this.renderCard(s, lines, start, idx) })}
       </main>`;
   }
@@ -121,6 +122,7 @@ export class TiStepList extends LightElement {
       .score=${scoreOf(st, s.index)}
       .scoreRange=${st.scoresMsg?.range ?? null}
       .scorer=${st.scoresMsg?.scorer ?? null}
+      .files=${stepFilesOf(st, s.index)}
     ></ti-step-card>`;
   }
 }

@@ -4,12 +4,13 @@
  * the file's issues, the rollout picker of a file of several rollouts and the task instruction.
  * Renders into `<ti-app>`'s shadow tree (lightElement.ts).
  */
-import { css, html, nothing, type TemplateResult } from 'lit';
+import { css, html, nothing, svg, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { Rollout } from '../../../src/shared/model';
 import { outcomeText, resolvedWord } from '../../../src/shared/outcome';
 import { stepTotals } from '../../../src/shared/pagedSteps';
 import { PICKER_MAX, pickerPositions, type RolloutMessage, type StepTotals } from '../../../src/shared/protocol';
+import { compactCount, formatUsd, rolloutTotals, sparkRuns, stepSeries } from '../../../src/shared/totals';
 import { formatBytes, formatCost, formatCount, formatDuration, formatReward } from '../../format';
 import { openLink, openLocation, selectRollout } from '../../timeline/actions';
 import { rolloutCount } from '../../timeline/state';
@@ -79,6 +80,25 @@ function refCounts(r: Rollout): RefCounts | null {
 }
 
 export const headerStyles = css`
+    .context-chart svg.spark {
+      vertical-align: middle;
+      overflow: visible;
+    }
+    .spark polyline {
+      fill: none;
+      stroke-width: 1.5;
+      stroke-linejoin: round;
+    }
+    .spark polyline.ctx {
+      stroke: var(--vscode-charts-blue, #3794ff);
+    }
+    .spark polyline.cost {
+      stroke: var(--vscode-charts-orange, #d18616);
+      stroke-dasharray: 2 2;
+    }
+    .failed-commands.some .value {
+      color: var(--vscode-errorForeground, #f14c4c);
+    }
     header {
       margin-bottom: 12px;
       padding-bottom: 10px;
@@ -305,6 +325,7 @@ export class TiTimelineHeader extends LightElement {
         ${t.durationSec !== null ? html`<span class="duration" title="wall-clock time of the rollout (first to last step time, else the sum of the step durations)">duration <span class="value">${formatDuration(t.durationSec)}</span></span>` : nothing}
         ${t.hasTokens ? html`<span class="tokens" title="prompt → completion tokens, all steps">tokens <span class="value">${formatCount(t.prompt)} → ${formatCount(t.completion)}</span></span>` : nothing}
         ${t.hasCost ? html`<span class="cost" title="cost, all steps">cost <span class="value">${formatCost(t.cost)}</span></span>` : nothing}
+        ${this.renderStepTotals(r)}
         ${r.environment.image ? html`<span class="image" title=${`environment image ${r.environment.image}`}>image <span class="value">${r.environment.image}</span></span>` : nothing}
         ${r.environment.workdir ? html`<span class="workdir" title=${`working directory ${r.environment.workdir}`}>cwd <span class="value">${r.environment.workdir}</span>${derivedMark(r, 'environment.workdir')}</span>` : nothing}
         ${this.renderRefSummary(r)}
@@ -370,6 +391,39 @@ export class TiTimelineHeader extends LightElement {
       </vscode-single-select>
       <span>of ${rolloutCount(m)}</span>
     </div>`;
+  }
+
+  /**
+   * Time per step, failed commands, and a sparkline of the context (prompt tokens) and the cost of
+   * each step: drawn from the numbers alone (SVG attributes Lit sets; no rollout text in it).
+   */
+  private renderStepTotals(r: Rollout): TemplateResult {
+    const t = rolloutTotals(r.steps);
+    const series = stepSeries(r.steps);
+    const W = 120;
+    const H = 18;
+    const ctx = sparkRuns(series.context, W, H);
+    const cost = sparkRuns(series.cost, W, H);
+    const knownCtx = series.context.filter((v) => v !== null).length;
+    const first = series.context.find((v) => v !== null) ?? null;
+    const chartTitle = [
+      knownCtx ? `context (prompt tokens) per step: ${compactCount(first!)} at the first step with tokens → ${compactCount(t.peakContext!)} at its peak` : '',
+      cost.length ? `cost per step (dashed): ${formatUsd(t.costUsd!)} in all` : '',
+    ]
+      .filter(Boolean)
+      .join('\n');
+    return html`${t.timedSteps
+        ? html`<span class="step-time" title=${`mean recorded duration of ${t.timedSteps} ${t.timedSteps === 1 ? 'step' : 'steps'}`}>per step <span class="value">${formatDuration(t.durationSec! / t.timedSteps)}</span></span>`
+        : nothing}
+      ${t.commands
+        ? html`<span class="failed-commands ${t.failedCommands ? 'some' : ''}" title=${`commands whose exit code was not 0 or that the tool marked as an error, of ${t.commands} command results`}>failed commands <span class="value">${t.failedCommands} of ${t.commands}</span></span>`
+        : nothing}
+      ${knownCtx > 1 || cost.length
+        ? html`<span class="context-chart" title=${chartTitle}
+            >context <svg class="spark" viewBox=${`0 0 ${W} ${H}`} width=${W} height=${H} role="img" aria-label=${chartTitle}>${ctx.map((p) => svg`<polyline class="ctx" points=${p}></polyline>`)}${cost.map((p) => svg`<polyline class="cost" points=${p}></polyline>`)}</svg
+            >${t.peakContext !== null ? html` <span class="value">peak ${compactCount(t.peakContext)}</span>` : nothing}</span
+          >`
+        : nothing}`;
   }
 
   private renderRefSummary(r: Rollout): TemplateResult | typeof nothing {
