@@ -452,8 +452,10 @@ describe('webview: timeline', function () {
         { label: '/etc/<b>hosts</b>', recorded: '/etc/<b>hosts</b>', kind: 'read', local: false, failed: false },
       ] }],
     });
+    // The list renders only the cards in view: bring the step's card there.
+    await postToWebview(page, { type: 'revealStep', index: step });
     const card = page.locator(`.step-card[data-index="${step}"]`);
-    await card.scrollIntoViewIfNeeded();
+    await card.waitFor();
     const chips = card.locator('.files button.file-chip');
     await chips.first().waitFor();
     assert.deepEqual((await chips.allInnerTexts()).map((t) => t.trim()), ['✎ reproduce.py', '○ /etc/<b>hosts</b>'], 'rendered as text');

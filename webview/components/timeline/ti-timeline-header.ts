@@ -421,7 +421,7 @@ export class TiTimelineHeader extends LightElement {
       ${knownCtx > 1 || cost.length
         ? html`<span class="context-chart" title=${chartTitle}
             >context <svg class="spark" viewBox=${`0 0 ${W} ${H}`} width=${W} height=${H} role="img" aria-label=${chartTitle}>${ctx.map((p) => svg`<polyline class="ctx" points=${p}></polyline>`)}${cost.map((p) => svg`<polyline class="cost" points=${p}></polyline>`)}</svg
-            >${t.peakContext !== null ? html` <span class="value">peak ${compactCount(t.peakContext)}</span>` : nothing}</span
+            >${t.peakContext !== null ? html`<span class="value">peak ${compactCount(t.peakContext)}</span>` : nothing}</span
           >`
         : nothing}`;
   }
