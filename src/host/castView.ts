@@ -42,7 +42,7 @@ export function castSize(header: unknown): { cols: number; rows: number } {
 }
 
 /** The terminal size an asciicast header asks for (castSize before the clamp). */
-function castSizeAsked(header: unknown): { cols: number; rows: number } {
+export function castSizeAsked(header: unknown): { cols: number; rows: number } {
   const h = (typeof header === 'object' && header !== null ? header : {}) as Record<string, unknown>;
   const term = (typeof h.term === 'object' && h.term !== null ? h.term : {}) as Record<string, unknown>;
   const cols = positiveInt(h.cols) ?? positiveInt(h.width) ?? positiveInt(term.cols) ?? 80;
@@ -136,6 +136,27 @@ export function castView(parsed: ParsedCast, maxChars = MAX_CAST_CHARS): { cast:
   const bad = parsed.issues?.length ?? 0;
   if (bad) notes.push(`${bad} damaged event ${bad === 1 ? 'line was' : 'lines were'} left out.`);
   return { cast: { cols, rows, duration: last, title, events, truncatedAt }, note: notes.length ? notes.join(' ') : null };
+}
+
+/**
+ * The player's note for a streamed recording (src/host/castStream.ts): the same sentences as
+ * castView's for what the reading so far clamped, skipped or left out; null when nothing.
+ */
+export function streamNote(
+  header: unknown,
+  counts: { damaged: number; unknownCodes: number; badTimes: number; resizesClamped: number; escapesClamped: number },
+): string | null {
+  const asked = castSizeAsked(header);
+  const { cols, rows } = castSize(header);
+  const notes: string[] = [];
+  if (asked.cols !== cols || asked.rows !== rows) notes.push(`The recording asks for a ${asked.cols}×${asked.rows} terminal; the player shows at most ${MAX_TERM_COLS}×${MAX_TERM_ROWS}.`);
+  const n = counts;
+  if (n.resizesClamped) notes.push(`${n.resizesClamped} resize ${n.resizesClamped === 1 ? 'event asks' : 'events ask'} for more than ${MAX_TERM_COLS}×${MAX_TERM_ROWS}; the player stops there.`);
+  if (n.escapesClamped) notes.push(`${n.escapesClamped} escape ${n.escapesClamped === 1 ? 'sequence asks' : 'sequences ask'} for more rows or columns than the screen has; ${n.escapesClamped === 1 ? 'it was' : 'they were'} lowered to the screen's size.`);
+  if (n.badTimes) notes.push(`${n.badTimes} ${n.badTimes === 1 ? 'event has a time' : 'events have times'} before the event before or past ${MAX_EVENT_SECONDS} s; ${n.badTimes === 1 ? 'it plays' : 'they play'} at the time of the event before.`);
+  if (n.unknownCodes) notes.push(`${n.unknownCodes} ${n.unknownCodes === 1 ? 'event has' : 'events have'} an event code the player does not know (not o, i, m, r or x) and ${n.unknownCodes === 1 ? 'was' : 'were'} skipped.`);
+  if (n.damaged) notes.push(`${n.damaged} damaged event ${n.damaged === 1 ? 'line was' : 'lines were'} left out.`);
+  return notes.length ? notes.join(' ') : null;
 }
 
 /** The `cast` answer for a recording that cannot be shown. */

@@ -27,7 +27,7 @@
 import type { CurrentLabel, LabelValue } from '../core/labels/api';
 import type { FormatId, Rollout, Step } from '../core/model';
 import type { HighlightQuery } from './highlight';
-import { isCastMessage, type CastMessage } from './castProtocol';
+import { isCastMessage, isCastProgressMessage, isCastWindowMessage, isCastWindowRequest, type CastMessage, type CastProgressMessage, type CastWindowMessage, type CastWindowRequest } from './castProtocol';
 import { isIndex, isObj, isPosOrNull } from './guards';
 import { isReplayControlMessage, isReplayStateMessage, type ReplayControlMessage, type ReplayStateMessage } from './replayProtocol';
 import { isScoresMessage, type ScoresMessage } from './scoresProtocol';
@@ -366,6 +366,8 @@ export type HostMessage =
   | LabelsMessage
   | RunRunLabelActionNotification
   | CastMessage
+  | CastWindowMessage
+  | CastProgressMessage
   | RolloutMessage
   | LoadErrorMessage
   | RevealStepNotification
@@ -513,6 +515,7 @@ export type WebviewMessage =
   | MarkFirstErrorMessage
   | UndoLabelMessage
   | LoadCastMessage
+  | CastWindowRequest
   | ReadyMessage
   | StepSelectedMessage
   | RolloutSelectedMessage
@@ -563,6 +566,8 @@ export function isWebviewMessage(v: unknown): v is WebviewMessage {
     case 'rolloutSelected':
     case 'loadCast':
       return isIndex(v.rolloutIndex);
+    case 'castWindow':
+      return isCastWindowRequest(v);
     case 'openLink':
       return isIndex(v.rolloutIndex) && (v.stepIndex === null || isIndex(v.stepIndex)) && isIndex(v.link);
     case 'openUrl':
@@ -701,6 +706,10 @@ export function isHostMessage(v: unknown): v is HostMessage {
       return isScoresMessage(v);
     case 'cast':
       return isCastMessage(v);
+    case 'castWindow':
+      return isCastWindowMessage(v);
+    case 'castProgress':
+      return isCastProgressMessage(v);
     default:
       return false;
   }
