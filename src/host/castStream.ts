@@ -21,7 +21,7 @@ import type { CastEventView } from '../shared/castProtocol';
 /** Bytes of event lines per segment (the unit of a window). */
 export const SEGMENT_BYTES = 256 * 1024;
 /** Bytes of the file between two snapshots (so a seek reads and replays at most about this much). */
-export const SNAPSHOT_BYTES = 4 * 1024 * 1024;
+export const SNAPSHOT_BYTES = 1024 * 1024;
 /** Bytes of event lines a window holds at least (the last segment may end it later). */
 export const WINDOW_BYTES = 1024 * 1024;
 /** All snapshots together, characters at most. */
@@ -216,19 +216,22 @@ export class CastRecording {
     const fh = await fsp.open(this.file, 'r');
     let lastReport = Date.now();
     try {
-      // Reads of a window's size: the first window goes out after the first read.
-      const buf = Buffer.alloc(Math.max(this.sizes.segmentBytes, this.sizes.windowBytes));
+      // Reads of a window's size, the first one a little over a segment: the first window (its
+      // first segment) goes out after it.
+      const buf = Buffer.alloc(Math.max(this.sizes.segmentBytes + 64 * 1024, this.sizes.windowBytes));
       let pos = this.headerEnd;
+      let reads = 0;
       for (;;) {
         if (this.disposed) return;
-        const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+        const want = reads++ === 0 ? Math.min(buf.length, this.sizes.segmentBytes + 64 * 1024) : buf.length;
+        const { bytesRead } = await fh.read(buf, 0, want, pos);
         if (bytesRead === 0) break;
         pos += bytesRead;
         segmenter.push(Buffer.from(buf.subarray(0, bytesRead)));
         for (const t of tasks.splice(0)) await t();
         this.progress.time = segmenter.scanner.lastTime;
         this.progress.counts = { ...segmenter.scanner.counts };
-        if (!firstDone && this.segments.length > 0 && pos - this.headerEnd >= this.sizes.windowBytes) {
+        if (!firstDone && this.segments.length > 0) {
           firstDone = true;
           first({ from: 0, startTime: 0, base: null, events: firstEvents.splice(0), next: this.segments.length });
         }
@@ -311,7 +314,7 @@ export class CastRecording {
 
   /**
    * The window for showing time `t`: from the snapshot nearest before `t` (segment 0 when there is
-   * none) through the event at `t` and WINDOW_BYTES more. Waits until the reading has passed `t`.
+   * none) through the segment holding `t` and one more. Waits until the reading has passed `t`.
    */
   async seek(t: number): Promise<CastWindow> {
     await this.until(() => this.progress.time > t);
@@ -323,7 +326,8 @@ export class CastRecording {
         lo = mid + 1;
       } else hi = mid;
     }
-    const w = await this.window(snap ? snap.seg : 0, this.sizes.windowBytes, t);
+    // One segment past `t`: the player asks for the next window as it plays on.
+    const w = await this.window(snap ? snap.seg : 0, this.sizes.segmentBytes, t);
     return { ...w, base: snap ? { screen: snap.screen, cols: snap.cols, rows: snap.rows } : null };
   }
 

@@ -365,6 +365,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
     const reveal = this.session.takeReveal();
     const msg = rolloutMessage(source, i, reveal, this.config(), { slices: this.slices, live });
     this.post(msg);
+    this.castFeed.expect(msg.rollout);
     const hl = this.pendingHighlight;
     this.pendingHighlight = null;
     if (hl && hl.step === reveal) this.post({ type: 'highlight', rolloutIndex: i, index: hl.step, query: hl.query });
@@ -435,6 +436,8 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
         for (const feature of this.owner.features) await feature.onMessage?.(this, m);
         break;
       case 'loadSteps': {
+        // The player's first window goes out before the step texts (castFeed.ts).
+        await this.castFeed.gate();
         const answer = this.slices.answer(m, this.rolloutIndex, this.rollout);
         if (answer) this.post(answer);
         break;

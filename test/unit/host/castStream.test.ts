@@ -205,7 +205,7 @@ describe('host: streamed terminal recordings', function () {
     const { recording: rec, first } = await CastRecording.open(gen.file, head, castSize(head.header), () => {});
     try {
       assert.equal(rec.status().done, false, 'the first window is given while the file is being read');
-      assert.ok(first.events.length > 10_000 && first.next !== null);
+      assert.ok(first.events.length > 1_000 && first.next !== null, `first window: ${first.events.length} events`);
       const t = gen.duration - 30;
       const w = await rec.seek(t);
       assert.ok(w.base, 'from a snapshot');
