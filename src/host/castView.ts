@@ -1,19 +1,20 @@
 /**
  * A terminal recording as the timeline's player gets it: the terminal size from the asciicast
  * header, the events cut to a size the player can hold (with notes saying what was cut, clamped or
- * skipped), and the `cast` answer for a recording that cannot be shown. Reading the file is
- * castFile.ts. Nothing here imports `vscode` (test/unit/host/castView.test.ts).
+ * skipped), the note of a streamed recording (`streamNote`), and the `cast` answer for a recording
+ * that cannot be shown. Reading the file is castFile.ts. Nothing here imports `vscode` (test/unit/host/castView.test.ts).
  */
 import { EscapeClamp } from '../core/escapes';
 import { MAX_EVENT_SECONDS } from '../core/formats/asciicast';
 import { MAX_TERM_COLS, MAX_TERM_ROWS, type CastEventCode, type CastEventView, type CastMessage, type CastView } from '../shared/castProtocol';
 import { formatBytes } from '../shared/text';
 
-/** Recordings larger than this are not read at all (the player says so). */
+/** Recordings read whole (v1 casts: castFile.ts `readCastMessage`) larger than this are not read at all (the player says so). */
 export const MAX_CAST_FILE_BYTES = 100 * 1024 * 1024;
 /**
- * The player gets at most this many characters of event data; a longer recording is cut after the
- * event that crosses the limit, with a note. (Every seek back replays from the start.)
+ * A recording read whole gives the player at most this many characters of event data; a longer one
+ * is cut after the event that crosses the limit, with a note. (Streamed v2 / v3 recordings,
+ * castStream.ts, have no such cap.)
  */
 export const MAX_CAST_CHARS = 16 * 1024 * 1024;
 
