@@ -7,7 +7,6 @@
  */
 import { promises as fsp } from 'node:fs';
 import { MAX_EVENT_SECONDS, parseAsciicast } from '../core/formats/asciicast';
-import type { Rollout } from '../core/model';
 import type { CastMessage, CastProgressMessage } from '../shared/castProtocol';
 import { CastRecording, readCastHeader, type CastProgress } from './castStream';
 import { MAX_CAST_CHARS, MAX_CAST_FILE_BYTES, castError, castSize, castView, streamNote } from './castView';
@@ -128,11 +127,4 @@ export async function openCastStream(
     if (code === 'ENOENT' || code === 'EISDIR') return whole();
     return { message: castError(rolloutIndex, rolloutId, file, e instanceof Error ? e.message : String(e)), recording: null, started: () => {} };
   }
-}
-
-/** The `cast` message of `rollout` (index `rolloutIndex` in its file): its recording read (readCastMessage), or why it has none. */
-export async function rolloutCastMessage(rolloutIndex: number, rollout: Rollout): Promise<CastMessage> {
-  const rec = rollout.recording;
-  if (!rec) return castError(rolloutIndex, rollout.id, '', 'This rollout has no terminal recording.');
-  return readCastMessage(rolloutIndex, rollout.id, rec.path);
 }

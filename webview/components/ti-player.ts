@@ -365,11 +365,12 @@ export class TiPlayer extends LitElement {
       // The run tells the screen at `t` when `t` is in it (and, going back, when it can be replayed).
       const inRun = t >= run.startTime && (run.next === null || t < last) && (!back || run.replayable || this.needReset);
       if (!inRun) {
+        // (A recording given whole always holds `t`; never spin on one that would not.)
+        this.waiting = true;
         if (run.stream === null) return;
         const ahead = !back && t >= run.startTime && t - last <= FORWARD_SECONDS;
         // With a window asked for already, its answer syncs again (and asks for what `t` then needs).
         if (!this.pending) this.ask(ahead ? run.next : null, ahead ? null : t);
-        this.waiting = true;
         return;
       }
       if (back) {

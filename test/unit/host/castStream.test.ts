@@ -15,6 +15,9 @@ import { SnapshotTerminal } from '../../../src/core/castTerm';
 import { openCastStream } from '../../../src/host/castFile';
 import { CastRecording, readCastHeader, type CastStreamSizes } from '../../../src/host/castStream';
 import { castSize, castView, streamNote } from '../../../src/host/castView';
+import { CastFeed, GATE_MS } from '../../../src/host/timeline/castFeed';
+import { makeStep, unknownOutcome, type Rollout } from '../../../src/core/model';
+import type { HostMessage } from '../../../src/shared/protocol';
 import { isHostMessage, isWebviewMessage } from '../../../src/shared/protocol';
 import type { CastProgressMessage } from '../../../src/shared/castProtocol';
 import { genCast } from '../../../bench/genCast';
@@ -248,5 +251,57 @@ describe('host: streamed terminal recordings', function () {
     assert.equal(h1.recording, null);
     assert.equal(h1.message.cast?.stream, undefined);
     assert.deepEqual(h1.message.cast?.events, [[0.5, 'o', 'hi'], [1, 'o', ' there']]);
+  });
+
+  it('CastFeed: step-slice answers wait for the first window (at most GATE_MS), windows of another stream are not answered', async () => {
+    const file = sample(TUI_CAST);
+    const rollout = (id: string): Rollout => ({
+      id,
+      format: 'tb1-trial',
+      schemaVersion: null,
+      source: { path: file, range: null, line: null },
+      task: { id: null, instruction: null },
+      agent: { name: null, version: null, model: null },
+      environment: { image: null, workdir: null },
+      outcome: unknownOutcome(),
+      groupId: null,
+      steps: [makeStep(0, 'agent', { castTime: 0 })],
+      metadata: {},
+      recording: { path: file, kind: 'asciicast' },
+    });
+    const posted: HostMessage[] = [];
+    const feed = new CastFeed((m) => posted.push(m));
+    try {
+      const r = rollout('a');
+      feed.expect(r);
+      let open = false;
+      const gate = feed.gate().then(() => {
+        open = true;
+      });
+      await new Promise((res) => setTimeout(res, 20));
+      assert.equal(open, false, 'the gate waits for the recording');
+      await feed.load(0, r);
+      await gate;
+      assert.equal(posted[0].type, 'cast', 'the first window was posted before the gate opened');
+      const id = posted[0].type === 'cast' ? posted[0].cast?.stream?.id : undefined;
+      assert.ok(id);
+      // The same recording posted again (its rollout re-sent): no wait.
+      feed.expect(r);
+      let again = false;
+      await Promise.race([feed.gate().then(() => (again = true)), new Promise((res) => setTimeout(res, 20))]);
+      assert.ok(again);
+      await feed.answer({ type: 'castWindow', stream: 'another', seq: 1, from: null, time: 1 });
+      assert.ok(!posted.some((m) => m.type === 'castWindow'), 'a request for another stream gets no answer');
+      await feed.answer({ type: 'castWindow', stream: id, seq: 7, from: null, time: 1 });
+      const w = posted.find((m) => m.type === 'castWindow');
+      assert.ok(w && w.type === 'castWindow' && w.seq === 7 && w.time === 1);
+      // A rollout whose recording never gets asked for: the gate opens after GATE_MS.
+      feed.expect(rollout('b'));
+      const t0 = Date.now();
+      await feed.gate();
+      assert.ok(Date.now() - t0 >= GATE_MS - 50, `opened after ${Date.now() - t0} ms`);
+    } finally {
+      feed.dispose();
+    }
   });
 });
