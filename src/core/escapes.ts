@@ -98,7 +98,18 @@ export class EscapeClamp {
   /** Parameters lowered so far. */
   clamped = 0;
 
-  constructor(private bounds: ScreenBounds) {}
+  /** `held`: an incomplete sequence carried over from an earlier stream position (`pending` of another clamp). */
+  constructor(
+    private bounds: ScreenBounds,
+    held = '',
+  ) {
+    this.held = held;
+  }
+
+  /** The incomplete sequence held back now (to resume the stream elsewhere with the same state). */
+  get pending(): string {
+    return this.held;
+  }
 
   /** New screen size (an asciicast resize event). */
   resize(bounds: ScreenBounds): void {

@@ -1,19 +1,20 @@
 /**
  * A terminal recording as the timeline's player gets it: the terminal size from the asciicast
  * header, the events cut to a size the player can hold (with notes saying what was cut, clamped or
- * skipped), and the `cast` answer for a recording that cannot be shown. Reading the file is
- * castFile.ts. Nothing here imports `vscode` (test/unit/host/castView.test.ts).
+ * skipped), the note of a streamed recording (`streamNote`), and the `cast` answer for a recording
+ * that cannot be shown. Reading the file is castFile.ts. Nothing here imports `vscode` (test/unit/host/castView.test.ts).
  */
 import { EscapeClamp } from '../core/escapes';
 import { MAX_EVENT_SECONDS } from '../core/formats/asciicast';
 import { MAX_TERM_COLS, MAX_TERM_ROWS, type CastEventCode, type CastEventView, type CastMessage, type CastView } from '../shared/castProtocol';
 import { formatBytes } from '../shared/text';
 
-/** Recordings larger than this are not read at all (the player says so). */
+/** Recordings read whole (v1 casts: castFile.ts `readCastMessage`) larger than this are not read at all (the player says so). */
 export const MAX_CAST_FILE_BYTES = 100 * 1024 * 1024;
 /**
- * The player gets at most this many characters of event data; a longer recording is cut after the
- * event that crosses the limit, with a note. (Every seek back replays from the start.)
+ * A recording read whole gives the player at most this many characters of event data; a longer one
+ * is cut after the event that crosses the limit, with a note. (Streamed v2 / v3 recordings,
+ * castStream.ts, have no such cap.)
  */
 export const MAX_CAST_CHARS = 16 * 1024 * 1024;
 
@@ -42,7 +43,7 @@ export function castSize(header: unknown): { cols: number; rows: number } {
 }
 
 /** The terminal size an asciicast header asks for (castSize before the clamp). */
-function castSizeAsked(header: unknown): { cols: number; rows: number } {
+export function castSizeAsked(header: unknown): { cols: number; rows: number } {
   const h = (typeof header === 'object' && header !== null ? header : {}) as Record<string, unknown>;
   const term = (typeof h.term === 'object' && h.term !== null ? h.term : {}) as Record<string, unknown>;
   const cols = positiveInt(h.cols) ?? positiveInt(h.width) ?? positiveInt(term.cols) ?? 80;
@@ -136,6 +137,27 @@ export function castView(parsed: ParsedCast, maxChars = MAX_CAST_CHARS): { cast:
   const bad = parsed.issues?.length ?? 0;
   if (bad) notes.push(`${bad} damaged event ${bad === 1 ? 'line was' : 'lines were'} left out.`);
   return { cast: { cols, rows, duration: last, title, events, truncatedAt }, note: notes.length ? notes.join(' ') : null };
+}
+
+/**
+ * The player's note for a streamed recording (src/host/castStream.ts): the same sentences as
+ * castView's for what the reading so far clamped, skipped or left out; null when nothing.
+ */
+export function streamNote(
+  header: unknown,
+  counts: { damaged: number; unknownCodes: number; badTimes: number; resizesClamped: number; escapesClamped: number },
+): string | null {
+  const asked = castSizeAsked(header);
+  const { cols, rows } = castSize(header);
+  const notes: string[] = [];
+  if (asked.cols !== cols || asked.rows !== rows) notes.push(`The recording asks for a ${asked.cols}×${asked.rows} terminal; the player shows at most ${MAX_TERM_COLS}×${MAX_TERM_ROWS}.`);
+  const n = counts;
+  if (n.resizesClamped) notes.push(`${n.resizesClamped} resize ${n.resizesClamped === 1 ? 'event asks' : 'events ask'} for more than ${MAX_TERM_COLS}×${MAX_TERM_ROWS}; the player stops there.`);
+  if (n.escapesClamped) notes.push(`${n.escapesClamped} escape ${n.escapesClamped === 1 ? 'sequence asks' : 'sequences ask'} for more rows or columns than the screen has; ${n.escapesClamped === 1 ? 'it was' : 'they were'} lowered to the screen's size.`);
+  if (n.badTimes) notes.push(`${n.badTimes} ${n.badTimes === 1 ? 'event has a time' : 'events have times'} before the event before or past ${MAX_EVENT_SECONDS} s; ${n.badTimes === 1 ? 'it plays' : 'they play'} at the time of the event before.`);
+  if (n.unknownCodes) notes.push(`${n.unknownCodes} ${n.unknownCodes === 1 ? 'event has' : 'events have'} an event code the player does not know (not o, i, m, r or x) and ${n.unknownCodes === 1 ? 'was' : 'were'} skipped.`);
+  if (n.damaged) notes.push(`${n.damaged} damaged event ${n.damaged === 1 ? 'line was' : 'lines were'} left out.`);
+  return notes.length ? notes.join(' ') : null;
 }
 
 /** The `cast` answer for a recording that cannot be shown. */

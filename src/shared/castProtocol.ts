@@ -30,6 +30,59 @@ export interface CastView {
   events: CastEventView[];
   /** Set when the host cut the recording short (size limit): the time of the last event kept. */
   truncatedAt: number | null;
+  /**
+   * Set when the recording is streamed (src/host/castStream.ts): `events` are then only its first
+   * window, the rest comes with `castWindow` answers, and `duration` is an estimate until a
+   * `castProgress` with `done` (null or absent: `events` is the whole recording).
+   */
+  stream?: CastStreamInfo | null;
+}
+
+/** A streamed recording: the id to ask for its windows with, and the segment after the first window. */
+export interface CastStreamInfo {
+  id: string;
+  /** Segment to ask for next (`castWindow` with `from`), or null when `events` reach the end. */
+  next: number | null;
+}
+
+/**
+ * Ask for a window of a streamed recording: the segments from `from` on (playing on), or, with
+ * `time`, the screen at that time (a seek): answered by `castWindow` with the same `stream` and `seq`.
+ */
+export interface CastWindowRequest {
+  type: 'castWindow';
+  stream: string;
+  seq: number;
+  from: number | null;
+  time: number | null;
+}
+
+/**
+ * A window of a streamed recording. A seek's (`time` set) starts from `base`, a screen snapshot to
+ * write to a reset terminal of `base.cols`×`base.rows` (null: a reset terminal of the recording's
+ * size; then `startTime` is 0); its events follow on from there. A window asked for with `from`
+ * continues the one before.
+ */
+export interface CastWindowMessage {
+  type: 'castWindow';
+  stream: string;
+  seq: number;
+  time: number | null;
+  from: number;
+  startTime: number;
+  base: { screen: string; cols: number; rows: number } | null;
+  events: CastEventView[];
+  /** Segment after this window, or null at the end of the recording. */
+  next: number | null;
+}
+
+/** How far the host has read a streamed recording: its duration so far (final once `done`), and the player's note. */
+export interface CastProgressMessage {
+  type: 'castProgress';
+  stream: string;
+  duration: number;
+  done: boolean;
+  note: string | null;
 }
 
 /**
@@ -58,7 +111,41 @@ function isCastView(v: unknown): v is CastView {
     Number.isFinite(v.duration) &&
     (v.title === null || typeof v.title === 'string') &&
     (v.truncatedAt === null || typeof v.truncatedAt === 'number') &&
-    Array.isArray(v.events)
+    Array.isArray(v.events) &&
+    (v.stream === undefined || v.stream === null || (isObj(v.stream) && typeof v.stream.id === 'string' && (v.stream.next === null || isIndex(v.stream.next))))
+  );
+}
+
+/** Validates a `castWindow` answer (the webview's side). */
+export function isCastWindowMessage(v: Record<string, unknown>): boolean {
+  const b = v.base;
+  return (
+    typeof v.stream === 'string' &&
+    isIndex(v.seq) &&
+    (v.time === null || (typeof v.time === 'number' && Number.isFinite(v.time))) &&
+    isIndex(v.from) &&
+    typeof v.startTime === 'number' &&
+    Number.isFinite(v.startTime) &&
+    (b === null || (isObj(b) && typeof b.screen === 'string' && isIndex(b.cols) && isIndex(b.rows))) &&
+    Array.isArray(v.events) &&
+    (v.next === null || isIndex(v.next))
+  );
+}
+
+/** Validates a `castProgress` message (the webview's side). */
+export function isCastProgressMessage(v: Record<string, unknown>): boolean {
+  return typeof v.stream === 'string' && typeof v.duration === 'number' && Number.isFinite(v.duration) && typeof v.done === 'boolean' && (v.note === null || typeof v.note === 'string');
+}
+
+/** Validates a `castWindow` request (the host's side). */
+export function isCastWindowRequest(v: Record<string, unknown>): boolean {
+  const time = v.time;
+  return (
+    typeof v.stream === 'string' &&
+    isIndex(v.seq) &&
+    (v.from === null || isIndex(v.from)) &&
+    (time === null || (typeof time === 'number' && Number.isFinite(time) && time >= 0)) &&
+    (v.from === null) !== (time === null)
   );
 }
 

@@ -27,7 +27,7 @@
 import type { CurrentLabel, LabelValue } from '../core/labels/api';
 import type { FormatId, Rollout, Step } from '../core/model';
 import type { HighlightQuery } from './highlight';
-import { isCastMessage, type CastMessage } from './castProtocol';
+import { isCastMessage, isCastProgressMessage, isCastWindowMessage, isCastWindowRequest, type CastMessage, type CastProgressMessage, type CastWindowMessage, type CastWindowRequest } from './castProtocol';
 import { isIndex, isObj, isPosOrNull } from './guards';
 import { isReplayControlMessage, isReplayStateMessage, type ReplayControlMessage, type ReplayStateMessage } from './replayProtocol';
 import { isScoresMessage, type ScoresMessage } from './scoresProtocol';
@@ -430,6 +430,8 @@ export type HostMessage =
   | LabelsMessage
   | RunRunLabelActionNotification
   | CastMessage
+  | CastWindowMessage
+  | CastProgressMessage
   | RolloutMessage
   | LoadErrorMessage
   | RevealStepNotification
@@ -586,6 +588,7 @@ export type WebviewMessage =
   | MarkFirstErrorMessage
   | UndoLabelMessage
   | LoadCastMessage
+  | CastWindowRequest
   | ReadyMessage
   | StepSelectedMessage
   | RolloutSelectedMessage
@@ -636,6 +639,8 @@ export function isWebviewMessage(v: unknown): v is WebviewMessage {
     case 'rolloutSelected':
     case 'loadCast':
       return isIndex(v.rolloutIndex);
+    case 'castWindow':
+      return isCastWindowRequest(v);
     case 'openLink':
       return isIndex(v.rolloutIndex) && (v.stepIndex === null || isIndex(v.stepIndex)) && isIndex(v.link);
     case 'openStepFile':
@@ -788,6 +793,10 @@ export function isHostMessage(v: unknown): v is HostMessage {
       );
     case 'cast':
       return isCastMessage(v);
+    case 'castWindow':
+      return isCastWindowMessage(v);
+    case 'castProgress':
+      return isCastProgressMessage(v);
     default:
       return false;
   }

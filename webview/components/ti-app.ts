@@ -167,6 +167,9 @@ export class TiApp extends LitElement {
         case 'togglePlayer':
           this.player?.toggle();
           break;
+        case 'castWindow':
+          this.player?.receiveWindow(e.msg);
+          break;
         case 'keepInView':
           this.scrolling.cardAnchor.keepInView(this.state.selected);
           break;
@@ -271,7 +274,8 @@ export class TiApp extends LitElement {
       .cast=${msg?.cast ?? null}
       .path=${c.path}
       .error=${msg?.error ?? null}
-      .note=${msg?.note ?? null}
+      .note=${c.progress ? c.progress.note : (msg?.note ?? null)}
+      .streamDuration=${c.progress?.duration ?? null}
       .marks=${marksOf(m.rollout).view}
       .selectedStep=${s.selected}
       .startTime=${playerStartTime(s, m.rollout)}

@@ -4,7 +4,13 @@
  *
  * The player owns the clock. `seek(t)` (the timeline calls it when a step is selected) renders the
  * terminal state at `t`: forward by writing the events in between, backward by resetting the
- * terminal and replaying every event from the start in one write. While playing, and while the
+ * terminal and replaying the events it holds from their start (the recording's start, or the
+ * screen snapshot they follow) in one write.
+ *
+ * A streamed recording (`cast.stream`, src/host/castStream.ts) comes a window at a time: the player
+ * holds one run of events (`Run`), asks the host for the next window while it plays towards the
+ * run's end, and for a time outside the run asks for a seek window: the snapshot of the screen
+ * nearest before that time and the events from there, which replace the run. While playing, and while the
  * user scrubs, it fires `player-time` so the timeline can select the step running at that time;
  * it never fires for `seek()` calls, so a selection does not bounce back.
  *
@@ -19,13 +25,39 @@ import { LitElement, html, nothing, type PropertyValues, type TemplateResult } f
 import { customElement, property, query, state } from 'lit/decorators.js';
 import { guard } from 'lit/directives/guard.js';
 import { PLAYER_SPEEDS, isOpenableUrl } from '../../src/shared/protocol';
-import { MAX_TERM_COLS, MAX_TERM_ROWS, type CastView } from '../../src/shared/castProtocol';
-import { openUrl } from '../timeline/actions';
+import { MAX_TERM_COLS, MAX_TERM_ROWS, type CastEventView, type CastView, type CastWindowMessage } from '../../src/shared/castProtocol';
+import { castWindow, openUrl } from '../timeline/actions';
 import { eventsUpTo, formatClock, termOps } from '../cast';
 import { cssProps } from '../cssProps';
 import { playerStyles } from './player/styles';
 import { LINE_RATIO, MAX_FONT, MIN_FONT, PAUSE_ICON, PLAY_ICON, RESTART_ICON, monoCharRatio, vscodeTheme } from './player/theme';
 import { MAX_HEIGHT_SHARE, MIN_HEIGHT_SHARE, type PlayerFit, type PlayerMark } from './player/types';
+
+/**
+ * The events the player holds: from `startTime` (the screen `base`, or a reset terminal of the
+ * recording's size) on; `next` is the host's segment after them (null: they reach the end).
+ */
+interface Run {
+  stream: string | null;
+  base: { screen: string; cols: number; rows: number } | null;
+  startTime: number;
+  events: CastEventView[];
+  chars: number;
+  next: number | null;
+  /** False once events before the shown time were dropped (a seek back then asks the host). */
+  replayable: boolean;
+}
+
+/** A run holds at most about this many characters of event data (older events written are dropped). */
+const MAX_RUN_CHARS = 32 * 1024 * 1024;
+/** A time at most this far past the run's end is reached by asking for the next window, not by a seek. */
+const FORWARD_SECONDS = 30;
+
+function charsOf(events: readonly CastEventView[]): number {
+  let n = 0;
+  for (const e of events) n += e[2].length;
+  return n;
+}
 
 @customElement('ti-player')
 export class TiPlayer extends LitElement {
@@ -37,6 +69,8 @@ export class TiPlayer extends LitElement {
   @property() path = '';
   @property({ attribute: false }) error: string | null = null;
   @property({ attribute: false }) note: string | null = null;
+  /** Duration of a streamed recording as far as the host has read it (null: `cast.duration`). */
+  @property({ attribute: false }) streamDuration: number | null = null;
   @property({ attribute: false }) marks: PlayerMark[] = [];
   /** Where a newly given recording starts (the selected step's time); later moves go through `seek()`. */
   @property({ attribute: false }) startTime = 0;
@@ -60,7 +94,15 @@ export class TiPlayer extends LitElement {
 
   private term: Terminal | null = null;
   private termCast: CastView | null = null;
-  /** Events [0, written) are in the terminal; the terminal shows time `shownTime`. */
+  private run: Run | null = null;
+  /** The window asked for and not answered yet. */
+  private pending: { seq: number; seek: boolean } | null = null;
+  private seq = 0;
+  /** The terminal must be reset to the run's start before the next write. */
+  private needReset = false;
+  /** The last drain stopped for a window not here yet. */
+  private waiting = false;
+  /** Events [0, written) of the run are in the terminal; the terminal shows time `shownTime`. */
   private written = 0;
   private shownTime = 0;
   private targetTime = 0;
@@ -76,7 +118,46 @@ export class TiPlayer extends LitElement {
   }
 
   get duration(): number {
-    return this.cast?.duration ?? 0;
+    return this.streamDuration ?? this.cast?.duration ?? 0;
+  }
+
+  /**
+   * A window of the streamed recording the player asked for (the timeline hands the host's
+   * `castWindow` answers here); any other is dropped.
+   */
+  receiveWindow(m: CastWindowMessage): void {
+    const run = this.run;
+    const want = this.pending;
+    if (!run || !want || run.stream !== m.stream || want.seq !== m.seq) return;
+    this.pending = null;
+    if (want.seek) {
+      this.run = { stream: run.stream, base: m.base, startTime: m.startTime, events: m.events, chars: charsOf(m.events), next: m.next, replayable: true };
+      this.needReset = true;
+      this.written = 0;
+      this.shownTime = Number.NaN;
+    } else if (m.from === run.next) {
+      for (const e of m.events) run.events.push(e);
+      run.chars += charsOf(m.events);
+      run.next = m.next;
+      if (run.chars > MAX_RUN_CHARS && this.written > 0) {
+        // Drop what is written already; going back before it is a seek the host answers.
+        const kept = run.events.slice(this.written);
+        run.events = kept;
+        run.chars = charsOf(kept);
+        run.startTime = this.shownTime;
+        run.replayable = false;
+        this.written = 0;
+      }
+    }
+    this.sync();
+  }
+
+  private ask(from: number | null, time: number | null): void {
+    const run = this.run;
+    if (!run?.stream || this.pending) return;
+    const seq = ++this.seq;
+    this.pending = { seq, seek: time !== null };
+    castWindow({ type: 'castWindow', stream: run.stream, seq, from, time });
   }
 
   /** Renders the terminal at time `t` (clamped to the recording) without firing `player-time`. Playback continues from there. */
@@ -146,6 +227,9 @@ export class TiPlayer extends LitElement {
     this.term?.dispose();
     this.term = null;
     this.termCast = null;
+    this.run = null;
+    this.pending = null;
+    this.needReset = false;
     this.written = 0;
     this.shownTime = 0;
     this.targetTime = 0;
@@ -159,6 +243,7 @@ export class TiPlayer extends LitElement {
     this.time = cast ? Math.max(0, Math.min(cast.duration, this.startTime)) : 0;
     this.targetTime = this.time;
     if (!cast || !this.termEl) return;
+    this.run = { stream: cast.stream?.id ?? null, base: null, startTime: 0, events: cast.events, chars: charsOf(cast.events), next: cast.stream?.next ?? null, replayable: true };
     // The host clamps sizes already (castView); a recording never makes a bigger terminal here.
     this.size = { cols: Math.min(cast.cols, MAX_TERM_COLS), rows: Math.min(cast.rows, MAX_TERM_ROWS) };
     const fontFamily = getComputedStyle(this).getPropertyValue('--vscode-editor-font-family').trim() || 'monospace';
@@ -258,9 +343,11 @@ export class TiPlayer extends LitElement {
   private sync(): void {
     if (this.busy || !this.term || !this.termCast) return;
     this.busy = true;
+    this.waiting = false;
     void this.drain().finally(() => {
       this.busy = false;
-      if (this.term && this.shownTime !== this.targetTime) this.sync();
+      // Waiting for a window: its answer (receiveWindow) syncs again.
+      if (this.term && this.shownTime !== this.targetTime && !this.waiting) this.sync();
       else this.followCursor();
     });
   }
@@ -269,17 +356,35 @@ export class TiPlayer extends LitElement {
     const term = this.term;
     const cast = this.termCast;
     if (!term || !cast) return;
-    while (this.term === term && this.shownTime !== this.targetTime) {
+    while (this.term === term && this.run && this.shownTime !== this.targetTime) {
       const t = this.targetTime;
-      const events = cast.events;
-      // Going back past an event already written: start over from a fresh terminal.
-      if (this.written > 0 && events[this.written - 1][0] > t) {
+      const run = this.run;
+      const events = run.events;
+      const last = events.length ? events[events.length - 1][0] : run.startTime;
+      const back = this.needReset || (this.written > 0 && events[this.written - 1][0] > t);
+      // The run tells the screen at `t` when `t` is in it (and, going back, when it can be replayed).
+      const inRun = t >= run.startTime && (run.next === null || t < last) && (!back || run.replayable || this.needReset);
+      if (!inRun) {
+        // (A recording given whole always holds `t`; never spin on one that would not.)
+        this.waiting = true;
+        if (run.stream === null) return;
+        const ahead = !back && t >= run.startTime && t - last <= FORWARD_SECONDS;
+        // With a window asked for already, its answer syncs again (and asks for what `t` then needs).
+        if (!this.pending) this.ask(ahead ? run.next : null, ahead ? null : t);
+        return;
+      }
+      if (back) {
+        // Start over from the run's start: a fresh terminal, then its snapshot when it has one.
         term.reset();
-        const cols = Math.min(cast.cols, MAX_TERM_COLS);
-        const rows = Math.min(cast.rows, MAX_TERM_ROWS);
+        const cols = Math.min(run.base?.cols ?? cast.cols, MAX_TERM_COLS);
+        const rows = Math.min(run.base?.rows ?? cast.rows, MAX_TERM_ROWS);
         if (term.cols !== cols || term.rows !== rows) term.resize(cols, rows);
         this.size = { cols, rows };
+        this.fit();
         this.written = 0;
+        this.needReset = false;
+        if (run.base) await new Promise<void>((resolve) => term.write(run.base!.screen, resolve));
+        if (this.term !== term || this.run !== run) continue;
       }
       const upTo = eventsUpTo(events, t);
       for (const op of termOps(events, this.written, upTo)) {
@@ -292,8 +397,11 @@ export class TiPlayer extends LitElement {
         }
         if (this.term !== term) return;
       }
+      if (this.run !== run) continue;
       this.written = upTo;
       this.shownTime = t;
+      // Playing towards the run's end: the next window is asked for before it is needed.
+      if (run.next !== null && !this.pending && events.length - upTo < events.length / 2) this.ask(run.next, null);
     }
   }
 

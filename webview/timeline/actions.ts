@@ -4,6 +4,7 @@
  * (state.ts `Effect`) into messages. The components and the state post through here only.
  */
 import type { PersistedState, LoadStepsMessage, WebviewMessage } from '../../src/shared/protocol';
+import type { CastWindowRequest } from '../../src/shared/castProtocol';
 import type { ReplayAction } from '../../src/shared/replayProtocol';
 import { post } from '../ipc';
 import type { Effect } from './state';
@@ -45,6 +46,11 @@ export function openLocation(file: string, line: number | null, column: number |
 /** Opens an http(s) link of the recording outside VS Code (the host asks the user first). */
 export function openUrl(url: string): void {
   post({ type: 'openUrl', url });
+}
+
+/** Asks for a window of a streamed recording (the player's; answered by `castWindow`). */
+export function castWindow(msg: CastWindowRequest): void {
+  post(msg);
 }
 
 /** Reads the file again (the load error's Reload). */

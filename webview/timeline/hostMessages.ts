@@ -74,12 +74,18 @@ export function applyHostMessage(s: TimelineState, m: HostMessage): Effect[] {
     case 'cast': {
       const cur = rolloutMsg(s);
       if (s.cast && s.cast.rolloutId === m.rolloutId && cur?.rollout.id === m.rolloutId) {
-        s.cast = { ...s.cast, msg: m };
+        s.cast = { ...s.cast, msg: m, progress: null };
         // The player starts at the selected step's time (playerStartTime); the selection stays.
         s.playerStep = stepAtTime(marksOf(cur.rollout).marks, playerStartTime(s, cur.rollout));
       }
       return [];
     }
+    case 'castWindow':
+      // The player drops a window of another recording (its stream id) or of a request it no longer waits for.
+      return s.cast?.msg?.cast?.stream?.id === m.stream ? [{ kind: 'castWindow', msg: m }] : [];
+    case 'castProgress':
+      if (s.cast?.msg?.cast?.stream?.id === m.stream) s.cast = { ...s.cast, progress: m };
+      return [];
   }
 }
 
@@ -145,7 +151,7 @@ function requestCast(s: TimelineState, m: RolloutMessage): Effect[] {
     return [];
   }
   if (s.cast && s.cast.rolloutId === m.rollout.id && s.cast.path === rec.path) return [];
-  s.cast = { rolloutId: m.rollout.id, path: rec.path, msg: null };
+  s.cast = { rolloutId: m.rollout.id, path: rec.path, msg: null, progress: null };
   s.playerStep = null;
   return [{ kind: 'loadCast', rolloutIndex: m.rolloutIndex }];
 }

@@ -7,7 +7,7 @@
  */
 import type { CurrentLabel, LabelValue, Rollout } from '../../src/shared/model';
 import type { HighlightNotification, LabelsMessage, LoadErrorMessage, PersistedState, RolloutMessage, StepFileChip, StepFilesMessage, ViewConfig } from '../../src/shared/protocol';
-import type { CastMessage } from '../../src/shared/castProtocol';
+import type { CastMessage, CastProgressMessage, CastWindowMessage } from '../../src/shared/castProtocol';
 import type { ReplayStateMessage } from '../../src/shared/replayProtocol';
 import type { ScoresMessage, StepScoreView } from '../../src/shared/scoresProtocol';
 import { stepMarks, type StepMark } from '../cast';
@@ -29,6 +29,8 @@ export interface CastState {
   rolloutId: string;
   path: string;
   msg: CastMessage | null;
+  /** How far the host has read a streamed recording (its duration so far, the note), once it says. */
+  progress: CastProgressMessage | null;
 }
 
 /** Share of the window height the terminal may take until the user drags it. */
@@ -146,6 +148,8 @@ export type Effect =
   /** Seek the player to step `index`'s time in the recording. */
   | { kind: 'seekPlayer'; index: number }
   | { kind: 'togglePlayer' }
+  /** A window of the streamed recording for the player. */
+  | { kind: 'castWindow'; msg: CastWindowMessage }
   /** Hold the selected (else the top) card in place while cards above it change height. */
   | { kind: 'keepInView' }
   /** Ask for the full steps of the cards rendered (a sliced rollout), now or after the next render. */

@@ -24,7 +24,7 @@ import { isWebviewMessage, type HostMessage, type LabelAction, type LiveInfo, ty
 import { readSettings } from '../config';
 import type { RolloutFiles } from '../rolloutFiles';
 import type { HighlightQuery } from '../../shared/highlight';
-import { rolloutCastMessage } from '../castFile';
+import { CastFeed } from './castFeed';
 import type { LabelSession } from '../labelSession';
 import type { LabelService } from '../labels';
 import { errorToMessage } from '../loadErrors';
@@ -76,6 +76,8 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
   private readonly labelState: TimelineLabels;
   /** Step heads of a large rollout and the answers to the webview's `loadSteps` requests. */
   private readonly slices = new StepSlices();
+  /** The recording the player plays (streamed from its file). */
+  private readonly castFeed = new CastFeed((m) => this.post(m));
   /** The file followed through its loader's incremental reader (live follow); null when read whole. */
   private follow: LiveFollow | null = null;
   /** Steps of the rollout shown the webview has (what a `rolloutUpdate` starts from). */
@@ -363,6 +365,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
     const reveal = this.session.takeReveal();
     const msg = rolloutMessage(source, i, reveal, this.config(), { slices: this.slices, live });
     this.post(msg);
+    this.castFeed.expect(msg.rollout);
     const hl = this.pendingHighlight;
     this.pendingHighlight = null;
     if (hl && hl.step === reveal) this.post({ type: 'highlight', rolloutIndex: i, index: hl.step, query: hl.query });
@@ -413,6 +416,9 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
       case 'loadCast':
         await this.sendCast(m.rolloutIndex);
         break;
+      case 'castWindow':
+        await this.castFeed.answer(m);
+        break;
       case 'setLabel':
         if (m.rolloutIndex !== this.rolloutIndex) break;
         await this.setLabel(m.stepIndex, { ...(m.value !== undefined ? { value: m.value } : {}), ...(m.note !== undefined ? { note: m.note } : {}) }, m.seq);
@@ -432,6 +438,8 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
         for (const feature of this.owner.features) await feature.onMessage?.(this, m);
         break;
       case 'loadSteps': {
+        // The player's first window goes out before the step texts (castFeed.ts).
+        await this.castFeed.gate();
         const answer = this.slices.answer(m, this.rolloutIndex, this.rollout);
         if (answer) this.post(answer);
         break;
@@ -439,10 +447,10 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
     }
   }
 
-  /** Reads the terminal recording of rollout `rolloutIndex` with core `parseAsciicast` and posts it (or why it cannot be shown). */
+  /** Opens the terminal recording of rollout `rolloutIndex` (streamed, castFeed.ts) and posts its first window (or why it cannot be shown). */
   private async sendCast(rolloutIndex: number): Promise<void> {
     const r = this.source?.file.rollouts[rolloutIndex];
-    if (r) this.post(await rolloutCastMessage(rolloutIndex, r));
+    if (r) await this.castFeed.load(rolloutIndex, r);
   }
 
   /**
@@ -526,6 +534,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.castFeed.dispose();
     this.reloads.cancel();
     this.stopFollow();
     this.session.cancelLoads();
