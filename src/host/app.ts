@@ -8,6 +8,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { commandIdsOf, registerCommandTables, unmatchedCommands, type CommandTable } from './commandTable';
+import { BranchController } from './branch/controller';
 import { stepLinkCommands, stepLinkHandler } from './stepLinks';
 import { exportCommands } from './exportCommands';
 import { rolloutsCommands, timelineCommands } from './commands';
@@ -41,6 +42,7 @@ export const INTERNAL_COMMANDS: readonly string[] = ['trajectoryInspector.scores
 export class App implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private replay: ReplayController | null = null;
+  private branch: BranchController | null = null;
   /** Every feature's commands, by feature (registered together once the features are built). */
   private readonly tables: Record<string, CommandTable> = {};
 
@@ -89,12 +91,13 @@ export class App implements vscode.Disposable {
     this.add(settings.onDidChange((e) => e.affects('load') && loadOptions()));
     const labels = this.add(new LabelService(context.globalStorageUri, output, settings));
     const journalOf = (f: string): string => labels.locate(f).journal;
-    // The timeline's features: each timeline tells them what it shows (replay first, then scores).
+    // The timeline's features: each timeline tells them what it shows (replay first, then branch, then scores).
     const scoringService = new ScoringService(context, output, settings);
     this.replay = this.add(new ReplayController(context, output));
+    this.branch = this.add(new BranchController(context, output));
     // What the timelines follow, read by the Rollouts view instead of reading the files again.
     const liveFiles = this.add(new LiveFiles());
-    const timelines = this.add(new TimelineEditorProvider(context.extensionUri, output, labels, { files, features: [this.replay, scoringService], liveFiles }));
+    const timelines = this.add(new TimelineEditorProvider(context.extensionUri, output, labels, { files, features: [this.replay, this.branch, scoringService], liveFiles }));
     const rollouts = this.add(new RolloutsView(output, settings, files, liveFiles, context.workspaceState, journalOf));
     this.tables.timeline = timelineCommands(timelines);
     this.tables.rollouts = rolloutsCommands(rollouts, timelines);
@@ -107,6 +110,9 @@ export class App implements vscode.Disposable {
     let sessions: SessionsView | null = null;
     const search = this.add(new SearchView(rollouts, timelines, output, files, context.workspaceState, async () => (sessions ? sessions.sessionFiles() : [])));
     this.tables.compare = compareCommands(compare, rollouts);
+    // Branch from Here…, Compare with Parent: opens branches in the timelines, compares them with their parents.
+    this.branch.attach(timelines, compare);
+    this.tables.branch = this.branch.commands();
     this.tables.search = searchCommands(search);
 
     const scoring = this.add(createScoring(scoringService, timelines, files.loader));
@@ -146,9 +152,9 @@ export class App implements vscode.Disposable {
     this.output.debug(`registered ${commandIdsOf(this.tables).length} commands`);
   }
 
-  /** What the extension's `deactivate` waits for: replay containers and snapshots being removed. */
-  deactivate(): Promise<void> | undefined {
-    return this.replay?.disposeAsync();
+  /** What the extension's `deactivate` waits for: replay and branch containers and snapshots being removed. */
+  async deactivate(): Promise<void> {
+    await Promise.all([this.replay?.disposeAsync(), this.branch?.disposeAsync()]);
   }
 
   dispose(): void {

@@ -18,9 +18,26 @@
  * Harbor's own validator forbids unknown keys; everything here is a field of v1.6 (`extra` where
  * the schema has one).
  */
+import * as path from 'node:path';
 import type { Action, Rollout, Step } from '../model';
 import type { StepComparison } from '../replay/compare';
 import type { BranchLimits, BranchResult, BranchStop } from './loop';
+
+/**
+ * A branch as far as it got: a finished BranchResult, or one still running (`stop` null; written so
+ * far by the editor, which rewrites the file after every step). `history` is not written.
+ */
+export type BranchSoFar = Pick<BranchResult, 'forkIndex' | 'replayed' | 'steps'> & { stop: BranchStop | null };
+
+/**
+ * The default file of a branch: beside the parent (or in `folder`), `<name>.branch-<N>-<time>.trajectory.json`
+ * (`<name>` the parent's file name without its rollout extension, `<time>` UTC `YYYYMMDDTHHMMSS`).
+ */
+export function branchFileName(parent: string, from: number, now: Date = new Date(), folder: string | null = null): string {
+  const base = path.basename(parent).replace(/\.(traj\.json|trajectory\.json|json|jsonl|traj)$/i, '');
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
+  return path.join(folder ?? path.dirname(parent), `${base}.branch-${from}-${stamp}.trajectory.json`);
+}
 
 /** ATIF version a branch is written in. */
 export const BRANCH_ATIF_VERSION = 'ATIF-v1.6';
@@ -90,15 +107,17 @@ function copiedStep(s: Step, stepId: number, replays: StepComparison[]): Json {
   return out;
 }
 
-function stopJson(stop: BranchStop): Json {
+function stopJson(stop: BranchStop | null): Json | null {
+  if (stop === null) return null;
   return stop.reason === 'submitted' ? { reason: stop.reason, submission: stop.submission } : { ...stop };
 }
 
 /**
  * The ATIF document of a branch (module docs), ready for `JSON.stringify`.
  * @param parent the rollout the branch continues (its steps before `result.forkIndex` are copied)
+ * @param result the branch, finished or still running (`stop` null: written as `stop: null`, the notes say it is running)
  */
-export function branchTrajectory(parent: Rollout, result: BranchResult, h: BranchHeader): Json {
+export function branchTrajectory(parent: Rollout, result: BranchSoFar, h: BranchHeader): Json {
   const steps: Json[] = [];
   for (const s of parent.steps.slice(0, result.forkIndex)) {
     steps.push(copiedStep(s, steps.length + 1, result.replayed.filter((r) => r.stepIndex === s.index)));
@@ -146,7 +165,7 @@ export function branchTrajectory(parent: Rollout, result: BranchResult, h: Branc
     session_id: h.sessionId,
     agent: { name: parent.agent.name ?? 'trajectory-inspector-branch', version: h.writer ?? 'trajectory-inspector', model_name: h.model },
     steps,
-    notes: `Branch of ${parent.id} from step ${forkStep} with ${h.model}: steps 1–${result.forkIndex} are copied from the parent, the rest are new. Ended: ${result.stop.reason}.`,
+    notes: `Branch of ${parent.id} from step ${forkStep} with ${h.model}: steps 1–${result.forkIndex} are copied from the parent, the rest are new. ${result.stop ? `Ended: ${result.stop.reason}.` : 'Still running.'}`,
     final_metrics: {
       total_prompt_tokens: prompt,
       total_completion_tokens: completion,

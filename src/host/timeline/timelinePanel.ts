@@ -427,6 +427,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
         await this.redoLabel(m.seq);
         break;
       case 'replay':
+      case 'branch':
         for (const feature of this.owner.features) await feature.onMessage?.(this, m);
         break;
       case 'loadSteps': {

@@ -10,7 +10,7 @@ import type { Rollout } from '../../../src/shared/model';
 import { outcomeText, resolvedWord } from '../../../src/shared/outcome';
 import { PICKER_MAX, pickerPositions, type RolloutMessage } from '../../../src/shared/protocol';
 import { formatBytes, formatCost, formatCount, formatDuration, formatReward, parseTime } from '../../format';
-import { openLink, openLocation, selectRollout } from '../../timeline/actions';
+import { branch, openLink, openLocation, selectRollout } from '../../timeline/actions';
 import { rolloutCount } from '../../timeline/state';
 import { linkText } from '../step-card/stepText';
 import { LightElement } from './lightElement';
@@ -331,7 +331,9 @@ export class TiTimelineHeader extends LightElement {
             ${r.links.map((l, i) =>
               l.missing
                 ? html`<span class="missing" title=${l.missing}>${linkText(l)} (${l.missing})</span>`
-                : html`<button class="link" data-relation=${l.relation} title=${l.path ?? 'in this file'} @click=${() => openLink(m.rolloutIndex, null, i)}>${linkText(l)}</button>`,
+                : html`<button class="link" data-relation=${l.relation} title=${l.path ?? 'in this file'} @click=${() => openLink(m.rolloutIndex, null, i)}>${linkText(l)}</button>${l.relation === 'parent'
+                    ? html` <button class="link compare-parent" title="Open the aligned compare of this rollout and its parent, at the step they part" @click=${() => branch('compareParent', m.rolloutIndex)}>Compare with parent</button>`
+                    : nothing}`,
             )}
           </div>`
         : nothing}
