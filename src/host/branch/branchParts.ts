@@ -148,6 +148,16 @@ export function stopText(stop: BranchStop, newSteps: number): string {
   }
 }
 
+/**
+ * The index of a branch's first new step: the step of its parent link (the fork, formats/atif.ts),
+ * else the first step not copied from the parent (`copiedContext`); null when neither says.
+ */
+export function forkStepOf(branch: Rollout, linkStep: number | null): number | null {
+  if (linkStep !== null) return linkStep;
+  const i = branch.steps.findIndex((s) => !s.copiedContext);
+  return i >= 0 ? i : null;
+}
+
 /** A stop while the user had asked to stop: a command cut off with its container reads as stopped. */
 export function stopAsAsked(stop: BranchStop, stopRequested: boolean): BranchStop {
   if (stopRequested && stop.reason === 'container-error') return { reason: 'stopped', detail: 'stopped by the user (the command running then was ended with its container)' };

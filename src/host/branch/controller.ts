@@ -43,7 +43,7 @@ import { IMAGE_CHOICES_KEY, replayImage } from '../replay/image';
 import { readReplayConfig } from '../replay/parts';
 import type { TimelineEditorProvider } from '../timelineEditor';
 import type { TimelineFeature, TimelineView } from '../timelineFeature';
-import { BRANCH_SECRET_KEY, BranchFile, consentDetail, consentDigest, endpointOf, limitsOf, missingSettings, outputFolderOf, progressText, resolveApiKey, stopAsAsked, stopText, type ConsentInput } from './branchParts';
+import { BRANCH_SECRET_KEY, BranchFile, consentDetail, consentDigest, endpointOf, forkStepOf, limitsOf, missingSettings, outputFolderOf, progressText, resolveApiKey, stopAsAsked, stopText, type ConsentInput } from './branchParts';
 
 /** workspaceState key: the consents given in this workspace (branchParts.ts consentDigest). */
 const CONSENTED_KEY = 'trajectoryInspector.branch.consented';
@@ -300,7 +300,7 @@ export class BranchController implements vscode.Disposable, TimelineFeature {
       const parent = await this.compare.files.loader.load(link.path);
       const target = findLinkTarget(parent.rollouts, link);
       if (!target) return void notifyWarning(`Trajectory Inspector: ${path.basename(link.path)} no longer holds rollout ${link.rolloutId ?? ''}.`);
-      await this.compare.openCompare({ path: link.path, index: target.rollout }, ref);
+      await this.compare.openCompare({ path: link.path, index: target.rollout }, ref, forkStepOf(rollout, link.stepIndex ?? null));
     } catch (e) {
       void reportError(this.output, 'compare with parent', e);
     }
