@@ -63,12 +63,13 @@ interface Running {
   stopRequested: boolean;
 }
 
-/** A rollout a command names: its file and index there (the Rollouts view's rollout node, or `{path, index}`). */
+/** A rollout a command names: its file and index there (the Rollouts view's rollout or file node, or `{path, index}`). */
 function refArg(v: unknown): { path: string; index: number } | null {
   if (typeof v !== 'object' || v === null) return null;
   const o = v as { kind?: unknown; path?: unknown; index?: unknown; rollout?: { index?: unknown } };
   if (typeof o.path !== 'string') return null;
   if (o.kind === 'rollout' && typeof o.rollout?.index === 'number') return { path: o.path, index: o.rollout.index };
+  if (o.kind === 'file') return { path: o.path, index: 0 };
   if (typeof o.index === 'number' && Number.isInteger(o.index) && o.index >= 0) return { path: o.path, index: o.index };
   return null;
 }

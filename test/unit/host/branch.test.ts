@@ -16,6 +16,8 @@ import { loadFile } from '../../../src/core/load';
 import type { Rollout } from '../../../src/core/model';
 import { BranchFile, consentDetail, consentDigest, endpointOf, forkStepOf, limitsOf, missingSettings, outputFolderOf, progressText, resolveApiKey, stopAsAsked, stopText, type BranchSettings, type ConsentInput } from '../../../src/host/branch/branchParts';
 import { compareMessage } from '../../../src/host/compare/compareView';
+import { branchesDescription } from '../../../src/host/rolloutBranches';
+import { buildTree, treeRollout, type BranchesNode, type Entry, type FileLeaf, type TreeNode } from '../../../src/host/rolloutTree';
 import { isBranchControlMessage } from '../../../src/shared/branchProtocol';
 import { isWebviewMessage } from '../../../src/shared/protocol';
 import { sample } from '../samples';
@@ -175,6 +177,41 @@ describe('host/branch: Branch from Here in the editor (pure parts)', () => {
       }
       // A rollout with no fork given has none.
       assert.equal(compareMessage({ file: 'a', rolloutIndex: 0, rollout: parent }, { file: 'a', rolloutIndex: 0, rollout: parent }).fork, undefined);
+    });
+
+    it('lists branches under their parent in the Rollouts view, one group per fork step, with their outcomes', async () => {
+      const work = fs.mkdtempSync(path.join(dir, 'tree-'));
+      const parentFile = path.join(work, 'run.traj.json');
+      fs.copyFileSync(parent.source.path, parentFile);
+      const p = (await loadFile(parentFile)).rollouts[0];
+      const made: string[] = [];
+      for (const [k, from, stop] of [['a', 2, { reason: 'submitted', submission: '' }], ['b', 2, { reason: 'max-steps', detail: '1' }], ['c', 4, null]] as const) {
+        const out = path.join(work, `run.branch-${from}-${k}.trajectory.json`);
+        const file = new BranchFile(out, p, forkIndexOf(p, from), header(p, from));
+        await file.event({ type: 'step', step: newStep(forkIndexOf(p, from), 'true', '', 0) });
+        if (stop) await file.end(stop);
+        made.push(out);
+      }
+      const other = path.join(work, 'other.trajectory.json');
+      fs.copyFileSync(sample('atif/harbor-golden_openhands_hello-world_ATIF-v1.5.trajectory.json'), other);
+      const entries: Entry[] = [];
+      for (const f of [parentFile, ...made, other]) {
+        const l = await loadFile(f);
+        entries.push({ path: f, state: { kind: 'loaded', format: l.format, schemaVersion: l.schemaVersion, rollouts: l.rollouts.map(treeRollout) } });
+      }
+      const roots = buildTree(entries);
+      assert.deepEqual(roots.map((n) => (n as FileLeaf).path).sort(), [other, parentFile].sort(), 'the branches left the top level');
+      const top = roots.find((n) => n.kind === 'file' && n.path === parentFile)!;
+      const groups = top.children.filter((c): c is BranchesNode => c.kind === 'branches');
+      assert.deepEqual(groups.map((g) => [g.stepIndex, g.children.map((c) => path.basename((c as FileLeaf).path))]), [
+        [2, ['run.branch-2-a.trajectory.json', 'run.branch-2-b.trajectory.json']],
+        [3, ['run.branch-4-c.trajectory.json']],
+      ]);
+      assert.equal(branchesDescription(groups[0]), '2 branches · 2 no reward · submitted, max-steps');
+      assert.equal(branchesDescription(groups[1]), '1 branch · 1 no reward · running');
+      // A branch whose parent is not listed stays where it was.
+      const alone = buildTree(entries.filter((e) => e.path !== parentFile));
+      assert.equal(alone.filter((n: TreeNode) => n.kind === 'file').length, 4);
     });
 
     it('finds the fork of a branch without a step in its link: the first step not copied', () => {
