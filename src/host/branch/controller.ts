@@ -225,7 +225,8 @@ export class BranchController implements vscode.Disposable, TimelineFeature {
     );
     await file.write();
     this.output.info(`branch: ${r.source.path} from step ${stepNumber(forkIndex)} with ${settings.model} at ${endpoint} in ${plan.image} → ${out}`);
-    await this.timelines.openRollout(vscode.Uri.file(out), 0, forkIndex, vscode.ViewColumn.Beside);
+    // The last copied step is selected: the new steps come below it as the file is rewritten.
+    await this.timelines.openRollout(vscode.Uri.file(out), 0, Math.max(0, forkIndex - 1), vscode.ViewColumn.Beside);
 
     const run: Running = { file: out, abort: new AbortController(), session: null, stopRequested: false };
     this.running.add(run);
