@@ -5,6 +5,7 @@
  */
 import type { FormatId, HarborJob, Rollout } from '../core/model';
 import type { RolloutSummary } from '../shared/protocol';
+import { branchParentOf } from '../shared/branchProtocol';
 import { summarize } from './rolloutSummary';
 
 // ---------------------------------------------------------------------------------------------
@@ -92,8 +93,8 @@ export function treeRollout(r: Rollout, index: number): TreeRollout {
   // Harbor records the exception a trial ended with as its status.
   if (HARBOR_FORMATS.has(r.format) && r.outcome.status) t.exception = r.outcome.status;
   if (r.derived?.length) t.derived = [...r.derived];
-  const up = r.links?.find((l) => l.relation === 'parent' && l.path && !l.missing);
-  if (up?.path) {
+  const up = branchParentOf(r);
+  if (up?.path && !up.missing) {
     const b = (r.metadata.extra as { branch?: { stop?: { reason?: unknown } | null } } | undefined)?.branch;
     t.parent = { path: up.path, rolloutId: up.rolloutId ?? null, stepIndex: up.stepIndex ?? null, stop: typeof b?.stop?.reason === 'string' ? b.stop.reason : null };
   }

@@ -33,7 +33,7 @@ import { stepNumber } from '../../core/naming';
 import { connect } from '../../core/replay/docker';
 import { buildPlan, ReplayPlanError, type ReplayPlan } from '../../core/replay/plan';
 import { ReplaySession } from '../../core/replay/session';
-import type { BranchControlMessage } from '../../shared/branchProtocol';
+import { branchParentOf, type BranchControlMessage } from '../../shared/branchProtocol';
 import type { WebviewMessage } from '../../shared/protocol';
 import type { CommandTable } from '../commandTable';
 import type { ComparePanels } from '../compare/comparePanel';
@@ -296,7 +296,7 @@ export class BranchController implements vscode.Disposable, TimelineFeature {
     }
     try {
       rollout ??= (await this.compare.files.loader.load(ref.path)).rollouts[ref.index] ?? null;
-      const link = rollout?.links?.find((l) => l.relation === 'parent');
+      const link = rollout ? branchParentOf(rollout) : null;
       if (!rollout || !link || !link.path) return void notifyInfo(`${path.basename(ref.path)} is not a branch: it has no parent link.`);
       if (link.missing) return void notifyWarning(`Trajectory Inspector: ${link.missing}.`);
       const parent = await this.compare.files.loader.load(link.path);

@@ -18,7 +18,7 @@ import { BranchFile, consentDetail, consentDigest, endpointOf, forkStepOf, limit
 import { compareMessage } from '../../../src/host/compare/compareView';
 import { branchesDescription } from '../../../src/host/rolloutBranches';
 import { buildTree, treeRollout, type BranchesNode, type Entry, type FileLeaf, type TreeNode } from '../../../src/host/rolloutTree';
-import { isBranchControlMessage } from '../../../src/shared/branchProtocol';
+import { branchParentOf, isBranchControlMessage } from '../../../src/shared/branchProtocol';
 import { isWebviewMessage } from '../../../src/shared/protocol';
 import { sample } from '../samples';
 
@@ -212,6 +212,17 @@ describe('host/branch: Branch from Here in the editor (pure parts)', () => {
       // A branch whose parent is not listed stays where it was.
       const alone = buildTree(entries.filter((e) => e.path !== parentFile));
       assert.equal(alone.filter((n: TreeNode) => n.kind === 'file').length, 4);
+    });
+
+    it('tells a branch\'s parent link from a subagent\'s link to its parent session', async () => {
+      const out = path.join(dir, 'mini.branch-link.trajectory.json');
+      await new BranchFile(out, parent, 2, header(parent, 2)).write();
+      const b = (await loadFile(out)).rollouts[0];
+      assert.equal(branchParentOf(b)?.path, parent.source.path);
+      const subagent = { ...parent, links: [{ relation: 'parent' as const, label: 'Parent session', path: '/x/main.jsonl', rolloutId: 'main', stepIndex: 4, callId: 'toolu_1' }] };
+      assert.equal(branchParentOf(subagent), null);
+      assert.equal(treeRollout(subagent, 0).parent, undefined, 'a subagent is not listed as a branch');
+      assert.equal(branchParentOf({ ...b, metadata: {} }), null);
     });
 
     it('finds the fork of a branch without a step in its link: the first step not copied', () => {

@@ -1,12 +1,13 @@
 /**
  * `<ti-timeline-header>`: the rollout's header: title, outcome and reward, the meta row (steps,
- * agent, model, format, duration, tokens, cost, image, cwd, reference labels), the rollout's links,
- * the file's issues, the rollout picker of a file of several rollouts and the task instruction.
+ * agent, model, format, duration, tokens, cost, image, cwd, reference labels), the rollout's links
+ * (a branch's parent link with *Compare with parent*), the file's issues, the rollout picker of a file of several rollouts and the task instruction.
  * Renders into `<ti-app>`'s shadow tree (lightElement.ts).
  */
 import { css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { Rollout } from '../../../src/shared/model';
+import { branchParentOf } from '../../../src/shared/branchProtocol';
 import { outcomeText, resolvedWord } from '../../../src/shared/outcome';
 import { PICKER_MAX, pickerPositions, type RolloutMessage } from '../../../src/shared/protocol';
 import { formatBytes, formatCost, formatCount, formatDuration, formatReward, parseTime } from '../../format';
@@ -291,6 +292,8 @@ export class TiTimelineHeader extends LightElement {
   override render(): TemplateResult {
     const m = this.msg;
     const r = m.rollout;
+    // A branch's link to its parent gets Compare with parent beside it (not a subagent's link to its parent session).
+    const branchParent = branchParentOf(r);
     const o = r.outcome;
     const t = totals(r);
     const agent = [r.agent.name, r.agent.version].filter(Boolean).join(' ');
@@ -331,7 +334,7 @@ export class TiTimelineHeader extends LightElement {
             ${r.links.map((l, i) =>
               l.missing
                 ? html`<span class="missing" title=${l.missing}>${linkText(l)} (${l.missing})</span>`
-                : html`<button class="link" data-relation=${l.relation} title=${l.path ?? 'in this file'} @click=${() => openLink(m.rolloutIndex, null, i)}>${linkText(l)}</button>${l.relation === 'parent'
+                : html`<button class="link" data-relation=${l.relation} title=${l.path ?? 'in this file'} @click=${() => openLink(m.rolloutIndex, null, i)}>${linkText(l)}</button>${l === branchParent
                     ? html` <button class="link compare-parent" title="Open the aligned compare of this rollout and its parent, at the step they part" @click=${() => branch('compareParent', m.rolloutIndex)}>Compare with parent</button>`
                     : nothing}`,
             )}
