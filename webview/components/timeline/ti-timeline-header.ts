@@ -1,7 +1,8 @@
 /**
  * `<ti-timeline-header>`: the rollout's header: title, outcome and reward, the meta row (steps,
  * agent, model, format, duration, tokens, cost, image, cwd, reference labels), the rollout's links
- * (a branch's parent link with *Compare with parent*), the file's issues, the rollout picker of a file of several rollouts and the task instruction.
+ * (a branch's parent link with *Compare with parent*), the file's issues, the rollout picker of a
+ * file of several rollouts and the task instruction.
  * Renders into `<ti-app>`'s shadow tree (lightElement.ts).
  */
 import { css, html, nothing, type TemplateResult } from 'lit';
