@@ -37,6 +37,7 @@ export async function startFakeModel(script: FakeAnswer[]): Promise<FakeModel> {
   const requests: any[] = [];
   const auth: (string | undefined)[] = [];
   const hanging = new Set<http.ServerResponse>();
+  const timers = new Set<ReturnType<typeof setTimeout>>();
   let n = 0;
   const server = http.createServer((req, res) => {
     let body = '';
@@ -72,8 +73,13 @@ export async function startFakeModel(script: FakeAnswer[]): Promise<FakeModel> {
       const usage = 'usage' in a && a.usage ? a.usage : { prompt_tokens: 100 + n, completion_tokens: 10 + n };
       const answer = JSON.stringify({ id: `chatcmpl-fake-${n}`, object: 'chat.completion', created: 1, model: 'fake-model', choices: [{ index: 0, message, finish_reason: 'toolCall' in a ? 'tool_calls' : 'stop' }], usage });
       const send = () => res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
-      if ('delayMs' in a && a.delayMs) setTimeout(send, a.delayMs);
-      else send();
+      if ('delayMs' in a && a.delayMs) {
+        const t = setTimeout(() => {
+          timers.delete(t);
+          send();
+        }, a.delayMs);
+        timers.add(t);
+      } else send();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -85,6 +91,7 @@ export async function startFakeModel(script: FakeAnswer[]): Promise<FakeModel> {
     close: () =>
       new Promise<void>((r) => {
         for (const res of hanging) res.destroy();
+        for (const t of timers) clearTimeout(t);
         server.closeAllConnections();
         server.close(() => r());
       }),
