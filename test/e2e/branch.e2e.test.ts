@@ -29,9 +29,17 @@ describe('e2e: branch a rollout from a step with another model, live, and compar
   let web: FrameLocator;
   let fake: FakeModel | null = null;
   let skipped = false;
+  const settings = () => ({
+    'trajectoryInspector.replay.image': IMAGE,
+    'trajectoryInspector.replay.stepTimeoutSec': 30,
+    'trajectoryInspector.branch.url': fake!.url,
+    'trajectoryInspector.branch.model': 'fake-model',
+    'trajectoryInspector.branch.maxSteps': 5,
+    'trajectoryInspector.branch.timeoutSeconds': 30,
+  });
   const e2e = e2eSuite({
     name: 'branch',
-    async prepare(workspace) {
+    async prepare(workspace, tmp) {
       try {
         await connect({});
       } catch (e) {
@@ -43,20 +51,17 @@ describe('e2e: branch a rollout from a step with another model, live, and compar
       execFileSync('bash', [path.join(REPO_ROOT, 'test', 'integration', 'replay', 'image.sh'), IMAGE, LABEL, '/tmp'], { stdio: ['ignore', 'ignore', 'inherit'] });
       fs.copyFileSync(sample(SAMPLE), path.join(workspace, FILE));
       fs.chmodSync(path.join(workspace, FILE), 0o644);
+      // The endpoint and limits are machine-scoped settings: written to code-server's machine
+      // settings too (a remote window reads machine-scoped values there), beside the user settings.
+      fs.mkdirSync(path.join(tmp, 'user-data', 'Machine'), { recursive: true });
       fake = await startFakeModel([
         { text: bashReply('printf "Bonjour\\n" > hello.txt'), delayMs: THINK_MS },
         { text: bashReply('cat hello.txt; exit 3'), delayMs: THINK_MS },
         { text: bashReply('echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT'), delayMs: THINK_MS },
       ]);
+      fs.writeFileSync(path.join(tmp, 'user-data', 'Machine', 'settings.json'), JSON.stringify(settings(), null, 2));
     },
-    settings: () => ({
-      'trajectoryInspector.replay.image': IMAGE,
-      'trajectoryInspector.replay.stepTimeoutSec': 30,
-      'trajectoryInspector.branch.url': fake!.url,
-      'trajectoryInspector.branch.model': 'fake-model',
-      'trajectoryInspector.branch.maxSteps': 5,
-      'trajectoryInspector.branch.timeoutSeconds': 30,
-    }),
+    settings: () => settings(),
     opened: async (x) => {
       web = x.web();
     },
