@@ -13,7 +13,9 @@
  *   in Harbor's `[exit_code] N` marker (ATIF has no exit-code field; the loader reads the marker),
  *   usage as `metrics`, and `extra` with the exit code, timeout and output-cap flags;
  * - `extra.branch` (root) links the parent: `{parent: {file, rolloutId, format, step, forkStep},
- *   model, endpoint (URL without key), image, startedAt, stop: {reason, detail}, limits}`.
+ *   model, endpoint (URL without key), image, startedAt, stop: {reason, detail}, limits}`, and
+ *   `verify` (verify.ts VerifyResult: command, reward, rewardFrom, exit code, output tail) once the
+ *   branch was verified; the loader reads its reward as the rollout's (formats/atif.ts).
  *
  * Harbor's own validator forbids unknown keys; everything here is a field of v1.6 (`extra` where
  * the schema has one).
@@ -22,12 +24,14 @@ import * as path from 'node:path';
 import type { Action, Rollout, Step } from '../model';
 import type { StepComparison } from '../replay/compare';
 import type { BranchLimits, BranchResult, BranchStop } from './loop';
+import type { VerifyResult } from './verify';
 
 /**
  * A branch as far as it got: a finished BranchResult, or one still running (`stop` null; written so
- * far by the editor, which rewrites the file after every step). `history` is not written.
+ * far by the editor, which rewrites the file after every step), with its verifier's result when it
+ * was verified (verify.ts). `history` is not written.
  */
-export type BranchSoFar = Pick<BranchResult, 'forkIndex' | 'replayed' | 'steps'> & { stop: BranchStop | null };
+export type BranchSoFar = Pick<BranchResult, 'forkIndex' | 'replayed' | 'steps'> & { stop: BranchStop | null; verify?: VerifyResult | null };
 
 /**
  * The default file of a branch: beside the parent (or in `folder`), `<name>.branch-<N>-<time>.trajectory.json`
@@ -183,6 +187,7 @@ export function branchTrajectory(parent: Rollout, result: BranchSoFar, h: Branch
         limits: { maxSteps: h.limits.maxSteps, maxTotalTokens: h.limits.maxTotalTokens ?? null, maxCostUsd: h.limits.maxCostUsd ?? null },
         newSteps: result.steps.length,
         stop: stopJson(result.stop),
+        ...(result.verify ? { verify: { ...result.verify } } : {}),
       },
     },
   };
