@@ -98,6 +98,8 @@ export interface Settings {
     timeoutMs: number;
     /** Folder the branch files go to ('' = beside the parent). */
     outputFolder: string;
+    /** Verifier run in the branch's container by Verify ('' = none); workspace value only when trusted. */
+    verifyCommand: string;
   };
   export: {
     /** The user's redaction patterns (regular expressions, not yet compiled), added to the built-in rules. */
@@ -178,6 +180,7 @@ export function readSettingsFrom(src: SettingSource): Settings {
       maxCostUsd: user('branch.maxCostUsd', atLeast(0), null),
       timeoutMs: user('branch.timeoutSeconds', atLeast(1), D['branch.timeoutSeconds']) * 1000,
       outputFolder: replayPick('branch.outputFolder', isString, D['branch.outputFolder']).trim(),
+      verifyCommand: replayPick('branch.verifyCommand', isString, D['branch.verifyCommand']).trim(),
     },
     export: {
       redactPatterns: get('export.redactPatterns', isStrings, [...D['export.redactPatterns']]),

@@ -114,6 +114,7 @@ export const SETTING_DEFAULTS = {
   'branch.maxCostUsd': null as number | null,
   'branch.timeoutSeconds': DEFAULT_BRANCH.timeoutSeconds,
   'branch.outputFolder': '',
+  'branch.verifyCommand': '',
   'export.redactPatterns': [] as string[],
   'export.redactEmails': true,
   'export.redactHomeUsers': true,

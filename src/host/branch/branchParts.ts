@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { redactUrl, type ChatEndpoint } from '../../core/branch/client';
 import type { BranchEvent, BranchLimits, BranchStop } from '../../core/branch/loop';
 import { branchTrajectory, type BranchHeader, type BranchSoFar } from '../../core/branch/trajectory';
+import type { VerifyResult } from '../../core/branch/verify';
 import type { Rollout } from '../../core/model';
 import { stepNumber } from '../../core/naming';
 import type { ReplayLimits } from '../../core/replay/docker';
@@ -158,6 +159,12 @@ export function forkStepOf(branch: Rollout, linkStep: number | null): number | n
   return i >= 0 ? i : null;
 }
 
+/** What a verifier gave, as a sentence for the notification. */
+export function verifyText(v: VerifyResult): string {
+  if (v.reward === null) return `no reward: ${v.error ?? 'the verifier gave none'}`;
+  return `reward ${v.reward} (${v.rewardFrom === 'reward-file' ? 'from /logs/verifier/reward.txt' : `exit code ${v.exitCode}`}).`;
+}
+
 /** A stop while the user had asked to stop: a command cut off with its container reads as stopped. */
 export function stopAsAsked(stop: BranchStop, stopRequested: boolean): BranchStop {
   if (stopRequested && stop.reason === 'container-error') return { reason: 'stopped', detail: 'stopped by the user (the command running then was ended with its container)' };
@@ -222,6 +229,12 @@ export class BranchFile {
       case 'asking':
         return null;
     }
+  }
+
+  /** Records a verifier's result (core/branch/verify.ts) and writes the file: the loader reads its reward as the branch's outcome. */
+  verified(v: VerifyResult): Promise<void> {
+    this.soFar.verify = v;
+    return this.write();
   }
 
   /** Records how it ended (the caller's wording of a stop, stopAsAsked) and writes the file. */

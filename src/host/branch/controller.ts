@@ -17,6 +17,11 @@
  * key comes from the environment variable `trajectoryInspector.branch.apiKeyEnv` names, else from
  * SecretStorage (*Set Branch Model API Key…*); it is never written to settings or to the branch.
  *
+ * *Verify* (an action of the notification that says how the branch ended, when
+ * `trajectoryInspector.branch.verifyCommand` is set) runs that command in the branch's own
+ * container, kept until the notification is answered or closed, and records the reward on the
+ * branch (core/branch/verify.ts; the loader reads it as the branch's outcome).
+ *
  * *Compare with Parent* (the header's button on a branch, the command, the Rollouts view) opens the
  * aligned compare of the branch and its parent: the copied steps are the parent's, so the compare
  * opens at the fork, its first divergence.
@@ -27,6 +32,7 @@ import * as vscode from 'vscode';
 import { redactUrl } from '../../core/branch/client';
 import { forkIndexOf, runBranch, type BranchStop } from '../../core/branch/loop';
 import { branchFileName } from '../../core/branch/trajectory';
+import { runVerifier } from '../../core/branch/verify';
 import { findLinkTarget } from '../../core/links';
 import type { Rollout } from '../../core/model';
 import { stepNumber } from '../../core/naming';
@@ -43,7 +49,7 @@ import { IMAGE_CHOICES_KEY, replayImage } from '../replay/image';
 import { readReplayConfig } from '../replay/parts';
 import type { TimelineEditorProvider } from '../timelineEditor';
 import type { TimelineFeature, TimelineView } from '../timelineFeature';
-import { BRANCH_SECRET_KEY, BranchFile, consentDetail, consentDigest, endpointOf, forkStepOf, limitsOf, missingSettings, outputFolderOf, progressText, resolveApiKey, stopAsAsked, stopText, type ConsentInput } from './branchParts';
+import { BRANCH_SECRET_KEY, BranchFile, consentDetail, consentDigest, endpointOf, forkStepOf, limitsOf, missingSettings, outputFolderOf, progressText, resolveApiKey, stopAsAsked, stopText, verifyText, type ConsentInput } from './branchParts';
 
 /** workspaceState key: the consents given in this workspace (branchParts.ts consentDigest). */
 const CONSENTED_KEY = 'trajectoryInspector.branch.consented';
@@ -77,6 +83,8 @@ function refArg(v: unknown): { path: string; index: number } | null {
 /** Branch from Here, Compare with Parent and the API key: a feature of the timelines. */
 export class BranchController implements vscode.Disposable, TimelineFeature {
   private readonly running = new Set<Running>();
+  /** Sessions of ended branches kept for Verify (until its answer). */
+  private readonly kept = new Set<ReplaySession>();
   private timelines: TimelineEditorProvider | null = null;
   private compare: ComparePanels | null = null;
 
@@ -263,14 +271,42 @@ export class BranchController implements vscode.Disposable, TimelineFeature {
       if (!run.stopRequested) void reportError(this.output, 'branch', e);
     } finally {
       this.running.delete(run);
-      await run.session?.dispose();
     }
     const ended: BranchStop = stop ?? { reason: 'stopped', detail: 'stopped by the user before the branch started' };
     await file.end(ended);
     const text = `Branch ${path.basename(out)}: ${stopText(ended, file.state.steps.length)}`;
     this.output.info(`branch: ${text}`);
-    const act = await (ended.reason === 'model-error' || ended.reason === 'container-error' ? notifyWarning(text, 'Compare with Parent') : notifyInfo(text, 'Compare with Parent'));
-    if (act) await this.compareWithParent({ path: out, index: 0 });
+    // Verify runs in the branch's own container, so it is kept until the answer (or the notification goes).
+    const session = run.session;
+    const canVerify = !!settings.verifyCommand && !!session?.containerId && ended.reason !== 'container-error' && !run.stopRequested;
+    if (session && canVerify) this.kept.add(session);
+    else await session?.dispose();
+    const COMPARE = 'Compare with Parent';
+    const VERIFY = 'Verify';
+    const actions = canVerify ? [VERIFY, COMPARE] : [COMPARE];
+    try {
+      const act = await (ended.reason === 'model-error' || ended.reason === 'container-error' ? notifyWarning(text, ...actions) : notifyInfo(text, ...actions));
+      if (act === VERIFY && session) await this.verify(session, settings.verifyCommand, file);
+      else if (act === COMPARE) await this.compareWithParent({ path: out, index: 0 });
+    } finally {
+      if (session && canVerify) {
+        this.kept.delete(session);
+        await session.dispose();
+      }
+    }
+  }
+
+  /** Runs the verifier in the branch's container and records its reward on the branch (core/branch/verify.ts). */
+  private async verify(session: ReplaySession, command: string, file: BranchFile): Promise<void> {
+    try {
+      const v = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Verify ${path.basename(file.file)}: ${command}` }, () => runVerifier(session, command));
+      await file.verified(v);
+      const text = `Branch ${path.basename(file.file)} verified: ${verifyText(v)}`;
+      this.output.info(`branch: ${text}`);
+      void (v.reward === null ? notifyWarning(text) : notifyInfo(text));
+    } catch (e) {
+      void reportError(this.output, 'verify', e);
+    }
   }
 
   /** Stops a running branch: the model call is aborted; a command running in the container ends with it. */
@@ -312,7 +348,9 @@ export class BranchController implements vscode.Disposable, TimelineFeature {
   async disposeAsync(): Promise<void> {
     const all = [...this.running];
     for (const r of all) this.stop(r);
-    await Promise.all(all.map((r) => r.session?.dispose()));
+    const kept = [...this.kept];
+    this.kept.clear();
+    await Promise.all([...all.map((r) => r.session?.dispose()), ...kept.map((s) => s.dispose())]);
   }
 
   dispose(): void {

@@ -14,7 +14,7 @@ import { forkIndexOf } from '../../../src/core/branch/loop';
 import { branchFileName, type BranchHeader } from '../../../src/core/branch/trajectory';
 import { loadFile } from '../../../src/core/load';
 import type { Rollout } from '../../../src/core/model';
-import { BranchFile, consentDetail, consentDigest, endpointOf, forkStepOf, limitsOf, missingSettings, outputFolderOf, progressText, resolveApiKey, stopAsAsked, stopText, type BranchSettings, type ConsentInput } from '../../../src/host/branch/branchParts';
+import { BranchFile, consentDetail, consentDigest, endpointOf, forkStepOf, limitsOf, missingSettings, outputFolderOf, progressText, resolveApiKey, stopAsAsked, stopText, verifyText, type BranchSettings, type ConsentInput } from '../../../src/host/branch/branchParts';
 import { compareMessage } from '../../../src/host/compare/compareView';
 import { branchesDescription } from '../../../src/host/rolloutBranches';
 import { buildTree, treeRollout, type BranchesNode, type Entry, type FileLeaf, type TreeNode } from '../../../src/host/rolloutTree';
@@ -35,6 +35,7 @@ const settings = (over: Partial<BranchSettings> = {}): BranchSettings => ({
   maxCostUsd: null,
   timeoutMs: 120_000,
   outputFolder: '',
+  verifyCommand: '',
   ...over,
 });
 
@@ -157,6 +158,16 @@ describe('host/branch: Branch from Here in the editor (pure parts)', () => {
       // A stop reworded by the host (Stop during a command) replaces the loop's.
       await file.end({ reason: 'stopped', detail: 'stopped by the user' });
       assert.equal(((await loadFile(out)).rollouts[0].metadata.extra as any).branch.stop.reason, 'stopped');
+      // Verify's reward is recorded on the branch and read back as its outcome (the Rollouts view counts it as passed).
+      const v = { command: 'bash /tests/test.sh', reward: 1, rewardFrom: 'exit-code' as const, exitCode: 0, timedOut: false, output: 'ok\n', error: null, at: '2026-01-01T00:00:00.000Z', durationSec: 1 };
+      await file.verified(v);
+      const verified = (await loadFile(out)).rollouts[0];
+      assert.equal(verified.outcome.reward, 1);
+      assert.equal(treeRollout(verified, 0).reward, 1);
+      assert.equal((verified.metadata.extra as any).branch.verify.command, 'bash /tests/test.sh');
+      assert.equal(verifyText(v), 'reward 1 (exit code 0).');
+      assert.equal(verifyText({ ...v, reward: 0.5, rewardFrom: 'reward-file' }), 'reward 0.5 (from /logs/verifier/reward.txt).');
+      assert.equal(verifyText({ ...v, reward: null, rewardFrom: null, error: 'the verifier timed out (the replay step timeout)' }), 'no reward: the verifier timed out (the replay step timeout)');
     });
 
     it('opens the compare with the parent at the fork, also when copied steps differ by the exit-code marker', async () => {

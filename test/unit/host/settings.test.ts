@@ -111,6 +111,7 @@ describe('host/readSettings: every trajectoryInspector.* setting', () => {
       maxCostUsd: 0.5,
       timeoutMs: 120_000,
       outputFolder: '',
+      verifyCommand: '',
     });
     const untrusted = readSettingsFrom(source({ user, workspace, trusted: false })).branch;
     assert.equal(untrusted.model, 'user-model');
