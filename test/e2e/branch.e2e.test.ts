@@ -4,8 +4,9 @@
  * container never does) in a real Docker engine (the replay tests' offline image): Branch from
  * Here… on the selected step asks first (image, model, limits), then a new timeline opens beside
  * and fills live as the model's replies come (each is held back a while by the fake server), the
- * end is notified, and Compare with parent (the branch header's button) opens the aligned compare
- * at the fork, step #3 (screenshot). Run through `npm run test:e2e` (scripts/e2e.mjs).
+ * end is notified, Verify (its action) runs the configured verifier in the branch's container and
+ * records reward 1 on the branch, and Compare with parent (the branch header's button) opens the
+ * aligned compare at the fork, step #3 (screenshot). Run through `npm run test:e2e` (scripts/e2e.mjs).
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -36,6 +37,7 @@ describe('e2e: branch a rollout from a step with another model, live, and compar
     'trajectoryInspector.branch.model': 'fake-model',
     'trajectoryInspector.branch.maxSteps': 5,
     'trajectoryInspector.branch.timeoutSeconds': 30,
+    'trajectoryInspector.branch.verifyCommand': 'grep -q Bonjour hello.txt',
   });
   const e2e = e2eSuite({
     name: 'branch',
@@ -139,6 +141,15 @@ describe('e2e: branch a rollout from a step with another model, live, and compar
     assert.deepEqual(doc.extra.branch.stop, { reason: 'submitted', submission: '' });
     assert.equal(doc.extra.branch.parent.forkStep, 3);
     await screenshot(e2e.page, 'branch-timeline');
+  });
+
+  it('Verify (the end notification\'s action) runs the verifier in the branch\'s container and records the reward on the branch', async () => {
+    const toast = e2e.page.locator('.notification-toast', { hasText: 'the model submitted after 3 new step(s)' }).first();
+    await toast.locator('a.monaco-button, .monaco-button', { hasText: 'Verify' }).first().click();
+    await waitUntil(async () => /verified: reward 1 \(exit code 0\)/.test(await toasts()), 60_000, async () => `toasts: ${await toasts()}`);
+    const written = fs.readdirSync(e2e.workspace).filter((f) => /\.branch-2-.*\.trajectory\.json$/.test(f));
+    const doc = JSON.parse(fs.readFileSync(path.join(e2e.workspace, written[0]), 'utf8'));
+    assert.deepEqual([doc.extra.branch.verify.command, doc.extra.branch.verify.reward], ['grep -q Bonjour hello.txt', 1]);
   });
 
   it('Compare with parent opens the aligned compare at the fork, step #3 (screenshot)', async () => {
