@@ -8,14 +8,15 @@
 import { css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { Rollout } from '../../../src/shared/model';
-import { branchParentOf } from '../../../src/shared/branchProtocol';
 import { outcomeText, resolvedWord } from '../../../src/shared/outcome';
 import { PICKER_MAX, pickerPositions, type RolloutMessage } from '../../../src/shared/protocol';
 import { formatBytes, formatCost, formatCount, formatDuration, formatReward, parseTime } from '../../format';
-import { branch, openLink, openLocation, selectRollout } from '../../timeline/actions';
+import { openLink, openLocation, selectRollout } from '../../timeline/actions';
 import { rolloutCount } from '../../timeline/state';
 import { linkText } from '../step-card/stepText';
 import { LightElement } from './lightElement';
+import { branchParentOf } from '../../../src/shared/branchProtocol';
+import { branch } from '../../timeline/actions';
 
 /** The "derived" mark beside a value the loader derived rather than read (`Rollout.derived`). */
 function derivedMark(r: Rollout, field: string): TemplateResult | typeof nothing {
@@ -293,8 +294,6 @@ export class TiTimelineHeader extends LightElement {
   override render(): TemplateResult {
     const m = this.msg;
     const r = m.rollout;
-    // A branch's link to its parent gets Compare with parent beside it (not a subagent's link to its parent session).
-    const branchParent = branchParentOf(r);
     const o = r.outcome;
     const t = totals(r);
     const agent = [r.agent.name, r.agent.version].filter(Boolean).join(' ');
@@ -335,7 +334,7 @@ export class TiTimelineHeader extends LightElement {
             ${r.links.map((l, i) =>
               l.missing
                 ? html`<span class="missing" title=${l.missing}>${linkText(l)} (${l.missing})</span>`
-                : html`<button class="link" data-relation=${l.relation} title=${l.path ?? 'in this file'} @click=${() => openLink(m.rolloutIndex, null, i)}>${linkText(l)}</button>${l === branchParent
+                : html`<button class="link" data-relation=${l.relation} title=${l.path ?? 'in this file'} @click=${() => openLink(m.rolloutIndex, null, i)}>${linkText(l)}</button>${l === branchParentOf(r)
                     ? html` <button class="link compare-parent" title="Open the aligned compare of this rollout and its parent, at the step they part" @click=${() => branch('compareParent', m.rolloutIndex)}>Compare with parent</button>`
                     : nothing}`,
             )}
