@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import type Docker from 'dockerode';
 import { redactUrl } from '../core/branch/client';
 import { BranchError, forkIndexOf, runBranch, type BranchLimits, type BranchResult } from '../core/branch/loop';
-import { branchTrajectory } from '../core/branch/trajectory';
+import { branchFileName, branchTrajectory } from '../core/branch/trajectory';
 import { loadPath } from '../core/load';
 import { stepNumber } from '../core/naming';
 import { connect, DEFAULT_LIMITS, sweepOrphans, type ReplayLimits } from '../core/replay/docker';
@@ -39,13 +39,6 @@ function num(v: string | undefined, name: string, min: number, integer = false):
   const n = Number(v);
   if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new UsageError(`${name} needs ${integer ? 'a whole number' : 'a number'} ≥ ${min}`);
   return n;
-}
-
-/** The default output file: beside the parent, `<name>.branch-<N>-<time>.trajectory.json`. */
-function defaultOut(parent: string, from: number): string {
-  const base = path.basename(parent).replace(/\.(traj\.json|trajectory\.json|json|jsonl|traj)$/i, '');
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
-  return path.join(path.dirname(parent), `${base}.branch-${from}-${stamp}.trajectory.json`);
 }
 
 /** Runs `branch`; resolves to the exit code. */
@@ -128,7 +121,7 @@ export async function runBranchCommand(argv: string[]): Promise<number> {
       throw new UsageError(`--from ${from}: ${(e as Error).message}`);
     }
     const plan = buildPlan(rollout, { image: o.get('--image'), workdir: o.get('--workdir') });
-    const out = path.resolve(o.get('--out') ?? defaultOut(rollout.source.path, from));
+    const out = path.resolve(o.get('--out') ?? branchFileName(rollout.source.path, from));
     const endpointShown = redactUrl(url);
     process.stdout.write(printable(`branch ${rollout.source.path} from step ${from} with ${model} at ${endpointShown}, in ${plan.image} [${plan.mode} mode], no network`) + '\n');
     for (const n of plan.notes ?? []) process.stdout.write(printable(`  note: ${n}`) + '\n');

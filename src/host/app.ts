@@ -8,6 +8,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { commandIdsOf, registerCommandTables, unmatchedCommands, type CommandTable } from './commandTable';
+import { BranchController } from './branch/controller';
 import { stepLinkCommands, stepLinkHandler } from './stepLinks';
 import { exportCommands } from './exportCommands';
 import { rolloutsCommands, timelineCommands } from './commands';
@@ -42,6 +43,7 @@ export const INTERNAL_COMMANDS: readonly string[] = ['trajectoryInspector.scores
 export class App implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private replay: ReplayController | null = null;
+  private branch: BranchController | null = null;
   /** Every feature's commands, by feature (registered together once the features are built). */
   private readonly tables: Record<string, CommandTable> = {};
 
@@ -90,9 +92,10 @@ export class App implements vscode.Disposable {
     this.add(settings.onDidChange((e) => e.affects('load') && loadOptions()));
     const labels = this.add(new LabelService(context.globalStorageUri, output, settings));
     const journalOf = (f: string): string => labels.locate(f).journal;
-    // The timeline's features: each timeline tells them what it shows (replay first, then scores).
+    // The timeline's features: each timeline tells them what it shows (replay first, then branch, then scores).
     const scoringService = new ScoringService(context, output, settings);
     this.replay = this.add(new ReplayController(context, output));
+    this.branch = this.add(new BranchController(context, output));
     // What the timelines follow, read by the Rollouts view instead of reading the files again.
     const liveFiles = this.add(new LiveFiles());
     // Steps ↔ workspace files: told what every timeline shows; opens steps through the timelines built next.
@@ -101,7 +104,7 @@ export class App implements vscode.Disposable {
     const stepFiles = this.add(
       new StepFiles(output, settings, files, { openRollout: (uri, rollout, step) => timelines?.openRollout(uri, rollout, step) ?? Promise.resolve() }, async () => (sessions ? sessions.sessionFiles() : [])),
     );
-    timelines = this.add(new TimelineEditorProvider(context.extensionUri, output, labels, { files, features: [this.replay, scoringService, stepFiles], liveFiles }));
+    timelines = this.add(new TimelineEditorProvider(context.extensionUri, output, labels, { files, features: [this.replay, this.branch, scoringService, stepFiles], liveFiles }));
     const rollouts = this.add(new RolloutsView(output, settings, files, liveFiles, context.workspaceState, journalOf));
     this.tables.timeline = timelineCommands(timelines);
     this.tables.rollouts = rolloutsCommands(rollouts, timelines);
@@ -113,6 +116,9 @@ export class App implements vscode.Disposable {
     const compare = this.add(new ComparePanels(context.extensionUri, output, timelines, files, journalOf, (items) => scoringService.scoresFor(items)));
     const search = this.add(new SearchView(rollouts, timelines, output, files, context.workspaceState, async () => (sessions ? sessions.sessionFiles() : [])));
     this.tables.compare = compareCommands(compare, rollouts);
+    // Branch from Here…, Compare with Parent: opens branches in the timelines, compares them with their parents.
+    this.branch.attach(timelines, compare);
+    this.tables.branch = this.branch.commands();
     this.tables.search = searchCommands(search);
 
     const scoring = this.add(createScoring(scoringService, timelines, files.loader));
@@ -153,9 +159,9 @@ export class App implements vscode.Disposable {
     this.output.debug(`registered ${commandIdsOf(this.tables).length} commands`);
   }
 
-  /** What the extension's `deactivate` waits for: replay containers and snapshots being removed. */
-  deactivate(): Promise<void> | undefined {
-    return this.replay?.disposeAsync();
+  /** What the extension's `deactivate` waits for: replay and branch containers and snapshots being removed. */
+  async deactivate(): Promise<void> {
+    await Promise.all([this.replay?.disposeAsync(), this.branch?.disposeAsync()]);
   }
 
   dispose(): void {

@@ -80,6 +80,27 @@ export interface Settings {
     startTimeoutMs: number;
     idleShutdownMs: number;
   };
+  branch: {
+    /** OpenAI-compatible endpoint ('' = not set); user value only (the key goes to it). */
+    url: string;
+    /** Model name sent in each request ('' = not set). */
+    model: string;
+    /** Environment variable holding the API key ('' = none: the key from SecretStorage, if any); user value only. */
+    apiKeyEnv: string;
+    /** Sampling temperature / max tokens per reply; null = not sent. */
+    temperature: number | null;
+    maxTokens: number | null;
+    /** Limits of one branch (new steps, tokens, USD; null = no limit); user values only. */
+    maxSteps: number;
+    maxTotalTokens: number | null;
+    maxCostUsd: number | null;
+    /** Milliseconds per model call, body included; user value only. */
+    timeoutMs: number;
+    /** Folder the branch files go to ('' = beside the parent). */
+    outputFolder: string;
+    /** Verifier run in the branch's container by Verify ('' = none); workspace value only when trusted. */
+    verifyCommand: string;
+  };
   export: {
     /** The user's redaction patterns (regular expressions, not yet compiled), added to the built-in rules. */
     redactPatterns: string[];
@@ -103,6 +124,7 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isS
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const positive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
 const atLeast = (min: number) => (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= min;
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1;
 const isRule = (r: unknown): r is NormalizationRule => isRecord(r) && isString(r.name) && isString(r.pattern) && isString(r.replacement);
 
 /** Reads every setting from `src`. */
@@ -155,6 +177,19 @@ export function readSettingsFrom(src: SettingSource): Settings {
       requestTimeoutMs: get('scorer.requestTimeoutSeconds', atLeast(1), D['scorer.requestTimeoutSeconds']) * 1000,
       startTimeoutMs: get('scorer.startTimeoutSeconds', atLeast(1), D['scorer.startTimeoutSeconds']) * 1000,
       idleShutdownMs: get('scorer.idleShutdownMinutes', atLeast(0), D['scorer.idleShutdownMinutes']) * 60_000,
+    },
+    branch: {
+      url: user('branch.url', isString, D['branch.url']).trim(),
+      model: replayPick('branch.model', isString, D['branch.model']).trim(),
+      apiKeyEnv: user('branch.apiKeyEnv', isString, D['branch.apiKeyEnv']).trim(),
+      temperature: replayPick('branch.temperature', atLeast(0), null),
+      maxTokens: replayPick('branch.maxTokens', isCount, null),
+      maxSteps: user('branch.maxSteps', isCount, D['branch.maxSteps']),
+      maxTotalTokens: user('branch.maxTotalTokens', isCount, null),
+      maxCostUsd: user('branch.maxCostUsd', atLeast(0), null),
+      timeoutMs: user('branch.timeoutSeconds', atLeast(1), D['branch.timeoutSeconds']) * 1000,
+      outputFolder: replayPick('branch.outputFolder', isString, D['branch.outputFolder']).trim(),
+      verifyCommand: replayPick('branch.verifyCommand', isString, D['branch.verifyCommand']).trim(),
     },
     export: {
       redactPatterns: get('export.redactPatterns', isStrings, [...D['export.redactPatterns']]),

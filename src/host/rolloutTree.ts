@@ -26,6 +26,7 @@ import { parseQueryWords } from '../core/search/queryText';
 import { SearchError } from '../core/search/workspaceSearch';
 import { formatReward } from '../shared/text';
 import { fileLabel } from './fileLabel';
+import { nestBranches } from './rolloutBranches';
 import { statsOf } from './rolloutTreeModel';
 import { compactCount, sumTotals, totalsParts } from '../shared/totals';
 import type { CollectionNode, Disagreement, Entry, EntryState, FileLeaf, GroupNode, JobView, RolloutLeaf, Stats, TaskNode, TreeNode, TreeOptions, TreeRollout } from './rolloutTreeModel';
@@ -442,8 +443,8 @@ function collectionNode(f: Folder, opts: TreeOptions): CollectionNode | null {
 
 /**
  * Builds the Rollouts view's tree from the files found: collections (Harbor jobs, TB1 runs) with
- * their tasks and trials, files with their GRPO groups and rollouts; sorted and filtered by `opts`
- * at every level. Files the filter leaves nothing of, and `ignored` files, are left out.
+ * their tasks and trials, files with their GRPO groups and rollouts, branches under their parents
+ * (rolloutBranches.ts); sorted and filtered by `opts` at every level. Files the filter leaves nothing of, and `ignored` files, are left out.
  */
 export function buildTree(entries: readonly Entry[], opts: TreeOptions = DEFAULT_OPTIONS): TreeNode[] {
   const folders = new Map<string, Folder>();
@@ -500,7 +501,8 @@ export function buildTree(entries: readonly Entry[], opts: TreeOptions = DEFAULT
   }
   // By name, the top level keeps the paths' order (files of one folder stay together).
   roots.sort((a, b) => (opts.sort === 'name' ? compareNames(a.order, b.order) : compareKeys(a.keys, b.keys, opts.sort) || compareNames(a.order, b.order)));
-  return roots.map((r) => r.node);
+  // Branches (Branch from Here…) go under their parents.
+  return nestBranches(roots.map((r) => r.node));
 }
 
 /** Every node of a tree with its parent (for TreeDataProvider.getParent and lookups by id). */

@@ -6,6 +6,7 @@
 import type { FormatId, HarborJob, Rollout } from '../core/model';
 import type { RolloutSummary } from '../shared/protocol';
 import { rolloutTotals, type RolloutTotals } from '../shared/totals';
+import { branchParentOf } from '../shared/branchProtocol';
 import { summarize } from './rolloutSummary';
 
 // ---------------------------------------------------------------------------------------------
@@ -29,6 +30,17 @@ export interface TreeRollout extends RolloutSummary {
   derived?: string[];
   /** Tokens, cost, step time and failed commands of the rollout's steps (src/shared/totals.ts). */
   totals?: RolloutTotals;
+  /** A branch's parent (its `parent` link, formats/atif.ts) and how the branch ended, for listing it under the parent; absent for other rollouts. */
+  parent?: BranchParent;
+}
+
+/** Where a branch came from (core `RolloutLink` of relation `parent`) and how it ended (`extra.branch.stop.reason`; null while it runs). */
+export interface BranchParent {
+  path: string;
+  rolloutId: string | null;
+  /** 0-based fork step, or null when the link has none. */
+  stepIndex: number | null;
+  stop: string | null;
 }
 
 /** How many steps of a rollout carry labels: bad (−1 from any annotator or the data), and labelled by a person. */
@@ -84,6 +96,11 @@ export function treeRollout(r: Rollout, index: number): TreeRollout {
   // Harbor records the exception a trial ended with as its status.
   if (HARBOR_FORMATS.has(r.format) && r.outcome.status) t.exception = r.outcome.status;
   if (r.derived?.length) t.derived = [...r.derived];
+  const up = branchParentOf(r);
+  if (up?.path && !up.missing) {
+    const b = (r.metadata.extra as { branch?: { stop?: { reason?: unknown } | null } } | undefined)?.branch;
+    t.parent = { path: up.path, rolloutId: up.rolloutId ?? null, stepIndex: up.stepIndex ?? null, stop: typeof b?.stop?.reason === 'string' ? b.stop.reason : null };
+  }
   return t;
 }
 
@@ -349,4 +366,20 @@ export interface RolloutLeaf extends NodeBase {
   label: string | null;
 }
 
-export type TreeNode = CollectionNode | TaskNode | FileLeaf | GroupNode | RolloutLeaf;
+/**
+ * The branches of one rollout from one step (rolloutBranches.ts): listed under their parent (its
+ * file, or its rollout of a multi-rollout file), like a GRPO group, with their outcomes.
+ */
+export interface BranchesNode extends NodeBase {
+  kind: 'branches';
+  /** The parent's file and its rollout's index there. */
+  path: string;
+  parentIndex: number;
+  /** 0-based fork step, or null when the branches' links name none. */
+  stepIndex: number | null;
+  stats: Stats;
+  /** How each branch ended (`submitted`, `max-steps`, …; `running`), in the children's order. */
+  stops: string[];
+}
+
+export type TreeNode = CollectionNode | TaskNode | FileLeaf | GroupNode | RolloutLeaf | BranchesNode;

@@ -51,6 +51,7 @@ import {
   rolloutName,
   taskDescription,
   treeRollout,
+  type BranchesNode,
   type CollectionNode,
   type EntryState,
   type FileLeaf,
@@ -65,6 +66,7 @@ import {
   type RolloutScoreState as TreeScoreState,
   scoresAffectTree,
 } from './rolloutTree';
+import { branchesDescription, branchesLabel } from './rolloutBranches';
 
 export const ROLLOUTS_VIEW_ID = 'trajectoryInspector.rollouts';
 /** Command the tree's items run: (uri, rolloutIndex?) → open the timeline (internal; hidden from the palette). */
@@ -362,7 +364,20 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
         return this.rolloutItem(node);
       case 'file':
         return this.fileItem(node);
+      case 'branches':
+        return this.branchesItem(node);
     }
+  }
+
+  /** The branches of a rollout from one step (rolloutBranches.ts): Show Group opens them with their parent. */
+  private branchesItem(node: BranchesNode): vscode.TreeItem {
+    const item = new vscode.TreeItem(branchesLabel(node), vscode.TreeItemCollapsibleState.Expanded);
+    item.id = node.id;
+    item.description = branchesDescription(node);
+    item.iconPath = new vscode.ThemeIcon('git-branch');
+    item.tooltip = `Branches of ${vscode.workspace.asRelativePath(this.uriOf(node.path), true)}${node.stepIndex !== null ? ` from step #${node.stepIndex + 1}` : ''} (Branch from Here…): ${branchesDescription(node)}`;
+    item.contextValue = 'rolloutBranches';
+    return item;
   }
 
   private uriOf(fsPath: string): vscode.Uri {
@@ -509,8 +524,14 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
             md.appendText(l);
           }
         }
+        if (single?.parent) {
+          md.appendMarkdown('\n\nBranch of ');
+          md.appendText(`${vscode.workspace.asRelativePath(this.uriOf(single.parent.path), true)}${single.parent.stepIndex !== null ? ` from step #${single.parent.stepIndex + 1}` : ''}; ${single.parent.stop ? `ended: ${single.parent.stop}` : 'running'}`);
+          item.description = `${item.description} · ${single.parent.stop ?? 'running'}`;
+        }
         item.tooltip = md;
-        item.contextValue = 'rolloutFile';
+        // A branch offers Compare with Parent besides what every file offers.
+        item.contextValue = single?.parent ? 'rolloutFile.branch' : 'rolloutFile';
         break;
       }
     }
@@ -520,7 +541,8 @@ export class RolloutsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
 
   private rolloutItem(node: RolloutLeaf): vscode.TreeItem {
     const s = node.rollout;
-    const item = new vscode.TreeItem(node.label ?? rolloutName(s), vscode.TreeItemCollapsibleState.None);
+    // Collapsible when branches of it are listed under it.
+    const item = new vscode.TreeItem(node.label ?? rolloutName(s), node.children.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     const uri = this.uriOf(node.path);
     item.id = node.id;
     item.description = describeCounts(s.steps, s.reward, s.resolved, s.derived, s.status ?? null);

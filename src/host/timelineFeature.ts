@@ -33,7 +33,7 @@ export interface TimelineLookup {
 export interface TimelineFeature {
   /** The timeline posted its rollout to the webview (shown, shown again after it was hidden, or another rollout of the file). */
   onShown?(view: TimelineView): void;
-  /** A message of the webview the timeline leaves to its features (`replay`, `openStepFile`). */
+  /** A message of the webview the timeline leaves to its features (`replay`, `branch`, `openStepFile`). */
   onMessage?(view: TimelineView, m: WebviewMessage): Promise<void> | void;
   /** A followed file's rollouts changed: by rollout id, the first step that changed. */
   rolloutsChanged?(view: TimelineView, rollouts: Rollout[], changedFrom: ReadonlyMap<string, number>): void;

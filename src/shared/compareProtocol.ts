@@ -93,6 +93,19 @@ export interface CompareMessage {
   counts: Record<RowStatus, number>;
   firstDivergence: DivergenceView | null;
   firstActionDivergence: DivergenceView | null;
+  /**
+   * Set when the right rollout is a branch of the left (Compare with Parent): the row of the
+   * branch's first new step, which the view opens at. The rows before it hold the steps the branch
+   * copied (they may still differ in text, e.g. an exit-code marker the branch's ATIF adds).
+   */
+  fork?: ForkView;
+}
+
+/** Where a branch left its parent: the row, and each side's step index there (null: none on that side). */
+export interface ForkView {
+  row: number;
+  left: number | null;
+  right: number | null;
 }
 
 /** One rollout of a group. */
@@ -184,7 +197,7 @@ export function isCompareWebviewMessage(v: unknown): v is CompareWebviewMessage 
 export function isCompareHostMessage(v: unknown): v is CompareHostMessage {
   if (typeof v !== 'object' || v === null) return false;
   const m = v as Record<string, unknown>;
-  if (m.type === 'compare') return Array.isArray(m.rows) && typeof m.left === 'object' && typeof m.right === 'object';
+  if (m.type === 'compare') return Array.isArray(m.rows) && typeof m.left === 'object' && typeof m.right === 'object' && (m.fork === undefined || (typeof m.fork === 'object' && m.fork !== null && isIndex((m.fork as { row?: unknown }).row)));
   if (m.type === 'group') return Array.isArray(m.members);
   if (m.type === 'compareError') return typeof m.message === 'string';
   return false;

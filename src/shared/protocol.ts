@@ -2,7 +2,7 @@
  * Messages between the timeline webview and the extension host. Both sides import this module;
  * it imports neither `vscode` nor the DOM (only types from the core model, which are erased). The
  * messages of terminal recordings, replay and step scores, with their validators, are in
- * castProtocol.ts, replayProtocol.ts and scoresProtocol.ts.
+ * castProtocol.ts, replayProtocol.ts, branchProtocol.ts and scoresProtocol.ts.
  *
  * Flow: the webview posts `ready` once its script runs (again after every re-creation, since the
  * panel does not retain its context when hidden); only then does the host post the file
@@ -27,6 +27,7 @@
 import type { CurrentLabel, LabelValue } from '../core/labels/api';
 import type { FormatId, Rollout, Step } from '../core/model';
 import type { HighlightQuery } from './highlight';
+import { isBranchControlMessage, type BranchControlMessage } from './branchProtocol';
 import { isCastMessage, isCastProgressMessage, isCastWindowMessage, isCastWindowRequest, type CastMessage, type CastProgressMessage, type CastWindowMessage, type CastWindowRequest } from './castProtocol';
 import { isIndex, isObj, isPosOrNull } from './guards';
 import { isReplayControlMessage, isReplayStateMessage, type ReplayControlMessage, type ReplayStateMessage } from './replayProtocol';
@@ -584,6 +585,7 @@ export type WebviewMessage =
   | OpenUrlMessage
   | LoadStepsMessage
   | ReplayControlMessage
+  | BranchControlMessage
   | SetLabelMessage
   | MarkFirstErrorMessage
   | UndoLabelMessage
@@ -678,6 +680,8 @@ export function isWebviewMessage(v: unknown): v is WebviewMessage {
       );
     case 'replay':
       return isReplayControlMessage(v);
+    case 'branch':
+      return isBranchControlMessage(v);
     default:
       return false;
   }

@@ -65,6 +65,13 @@ export const DEFAULT_SCORER_INLINE = true;
 export const DEFAULT_MAX_INFLATED_MIB = 2048;
 
 /**
+ * Defaults of the `trajectoryInspector.branch.*` settings (Branch from Here…): no endpoint or model
+ * until the user sets them; 20 new steps; 120 s per model call; no token or cost limit (null);
+ * temperature and max tokens per reply not sent (null: the server's own).
+ */
+export const DEFAULT_BRANCH = { maxSteps: 20, timeoutSeconds: 120 };
+
+/**
  * Every `trajectoryInspector.*` setting's default, keyed by the id without the prefix (the values
  * above, and those of the settings with no constant of their own). package.json declares the same
  * defaults (a unit test keeps the two equal, setting for setting); the host's reader falls back to
@@ -97,6 +104,17 @@ export const SETTING_DEFAULTS = {
   'scorer.requestTimeoutSeconds': DEFAULT_SCORER_REQUEST_TIMEOUT_S,
   'scorer.startTimeoutSeconds': DEFAULT_SCORER_START_TIMEOUT_S,
   'scorer.idleShutdownMinutes': DEFAULT_SCORER_IDLE_MINUTES,
+  'branch.url': '',
+  'branch.model': '',
+  'branch.apiKeyEnv': '',
+  'branch.temperature': null as number | null,
+  'branch.maxTokens': null as number | null,
+  'branch.maxSteps': DEFAULT_BRANCH.maxSteps,
+  'branch.maxTotalTokens': null as number | null,
+  'branch.maxCostUsd': null as number | null,
+  'branch.timeoutSeconds': DEFAULT_BRANCH.timeoutSeconds,
+  'branch.outputFolder': '',
+  'branch.verifyCommand': '',
   'export.redactPatterns': [] as string[],
   'export.redactEmails': true,
   'export.redactHomeUsers': true,

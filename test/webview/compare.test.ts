@@ -101,6 +101,22 @@ describe('webview: compare page', function () {
     assert.equal((await page.evaluate(() => document.querySelector('ti-compare').shadowRoot.querySelector('.row.current').dataset.row)), '5');
   });
 
+  it('a branch compared with its parent opens at the fork row and marks it (Compare with Parent)', async () => {
+    const leftFile = sample(SWE);
+    const left = (await loadFile(leftFile)).rollouts[0];
+    const right = await copyOf((j) => {
+      j.trajectory[5].action = 'echo another model\n';
+    });
+    const msg = compareMessage({ file: leftFile, rolloutIndex: 0, rollout: left }, { file: right.file, rolloutIndex: 0, rollout: right.rollout }, {}, 5);
+    assert.deepEqual(msg.fork, { row: 5, left: 5, right: 5 });
+    await postMsg(msg);
+    await page.waitForFunction(() => document.querySelector('ti-compare').shadowRoot.querySelector('.row.current'));
+    assert.equal(await page.evaluate(() => document.querySelector('ti-compare').shadowRoot.querySelector('.row.current').dataset.row), '5');
+    assert.equal(await page.evaluate(() => document.querySelector('ti-compare').shadowRoot.querySelector('.row.fork').dataset.row), '5');
+    assert.match((await text('span.fork'))[0], /^Branched at row 6 \(parent step 6, branch step 6\)/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'compare-fork.png') });
+  });
+
   it('shows a group: the best first, where each other rollout first differs, and asks to compare with the best', async () => {
     const file = sample('openai-responses/nemo-gym_mini_swe_agent_2_example_rollouts.jsonl');
     const loaded = await loadFile(file);

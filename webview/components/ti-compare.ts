@@ -4,7 +4,8 @@
  * compareProtocol.ts), as Lit text bindings: rollout text is never parsed as HTML.
  *
  * Compare: a header per side (file, task, model, reward, outcome), counts of same / changed / only
- * left / only right rows, the first divergence with a jump, then one row per aligned pair: each side's
+ * left / only right rows, the first divergence with a jump (and, for a branch compared with its
+ * parent, the row where it forked, which the view opens at), then one row per aligned pair: each side's
  * step (number, role, command, exit codes, output, labels, score) and, for a changed pair, inline
  * diffs of the command, output and message. "Only differences" folds runs of same rows. Keys:
  * n / p next / previous difference, d first divergence. Clicking a step number opens that side's
@@ -69,6 +70,7 @@ export class TiCompare extends LitElement {
     .row { display: grid; grid-template-columns: 1fr 76px 1fr; gap: 6px; border-radius: 4px; padding: 4px; }
     .row.current { outline: 1px solid var(--vscode-focusBorder); }
     .row.divergence { box-shadow: inset 3px 0 0 var(--vscode-editorWarning-foreground, #cca700); }
+    .row.fork { box-shadow: inset 3px 0 0 var(--vscode-gitDecoration-addedResourceForeground, #81b88b); }
     .status { align-self: start; text-align: center; border: 1px solid var(--vscode-panel-border, #8884); border-radius: 10px; font-size: 0.85em; padding: 1px 2px; }
     .cell { min-width: 0; border: 1px solid var(--vscode-panel-border, #8884); border-radius: 4px; padding: 4px 6px; }
     .cell.empty { border-style: dashed; opacity: 0.5; }
@@ -108,6 +110,8 @@ export class TiCompare extends LitElement {
   private readonly onMessage = (m: CompareHostMessage): void => {
     this.view = m;
     this.current = -1;
+    // A branch compared with its parent opens at the fork.
+    if (m.type === 'compare' && m.fork) this.showRow(m.fork.row);
   };
 
   private readonly onKey = (e: KeyboardEvent): void => {
@@ -195,6 +199,10 @@ export class TiCompare extends LitElement {
           ? html`First divergence: row ${d.row + 1} (${STATUS_TEXT[d.status]}; left step ${d.left !== null ? d.left + 1 : '—'}, right step ${d.right !== null ? d.right + 1 : '—'})
               <button class="jump" title="Show the first divergence (d)" @click=${() => this.jumpToDivergence()}>Jump</button>`
           : html`The two rollouts are the same step by step.`}</span>
+        ${v.fork
+          ? html`<span class="fork">Branched at row ${v.fork.row + 1} (parent step ${v.fork.left !== null ? v.fork.left + 1 : '—'}, branch step ${v.fork.right !== null ? v.fork.right + 1 : '—'})
+              <button class="jump-fork" title="Show the branch's first new step" @click=${() => this.showRow(v.fork!.row)}>Jump</button></span>`
+          : nothing}
         ${v.firstActionDivergence && v.firstActionDivergence.row !== d?.row
           ? html`<span class="muted">actions first differ at row ${v.firstActionDivergence.row + 1}</span>`
           : nothing}
@@ -207,7 +215,8 @@ export class TiCompare extends LitElement {
   }
 
   private renderRow(r: CompareRowView, i: number, divergence: boolean): TemplateResult {
-    const cls = `row ${r.status}${i === this.current ? ' current' : ''}${divergence ? ' divergence' : ''}`;
+    const fork = this.view?.type === 'compare' && this.view.fork?.row === i;
+    const cls = `row ${r.status}${i === this.current ? ' current' : ''}${divergence ? ' divergence' : ''}${fork ? ' fork' : ''}`;
     return html`<div class=${cls} role="listitem" tabindex="-1" data-row=${i} data-status=${r.status}>
       ${this.renderCell(r.left, 'left')}
       <div class="status" title=${r.differs.length ? `differs in: ${r.differs.join(', ')}` : ''}>${STATUS_TEXT[r.status]}</div>

@@ -3,14 +3,15 @@
  * - `<ti-replay-bar>`: Start / Step / Continue / Stop / Step back / Restart / Close, the image and
  *   mode, the next step and the first divergence; or why replay is unavailable (untrusted workspace).
  * - `<ti-replay-status>`: one step's verdict in its card (same / differs / not replayable, "state
- *   may differ"), with "Run to here" and "Show diff".
+ *   may differ"), with "Run to here", "Branch from here" (a new model continues from this step,
+ *   src/host/branch) and "Show diff".
  * Both post `replay` messages; the host answers with `replayState`. All text is rendered through
  * Lit text bindings (never as HTML).
  */
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { ReplayAction, ReplayStateMessage, ReplayStepView } from '../../src/shared/replayProtocol';
-import { replay } from '../timeline/actions';
+import { branch, replay } from '../timeline/actions';
 
 function send(action: ReplayAction, rolloutIndex: number, stepIndex?: number): void {
   replay(action, rolloutIndex, stepIndex);
@@ -170,6 +171,8 @@ export class TiReplayStatus extends LitElement {
       ? html`<span class="st st-${v.status} replay-status" title=${v.summary}>${word}</span>`
       : nothing}${v?.stateMayDiffer ? html`<span class="warn state-may-differ" title="an earlier step diverged: the container's state may differ from the recording">state may differ</span>` : nothing}${this.replayable
       ? html`<button class="run-to" title="Replay up to and including this step" ?disabled=${this.busy} @click=${stop(() => send('runTo', this.rolloutIndex, this.stepIndex))}>Run to here</button>`
+      : nothing}${this.replayable
+      ? html`<button class="branch-from" title="Let another model continue from this step (replayed up to here in a container), in a new timeline" ?disabled=${this.busy} @click=${stop(() => branch('fromHere', this.rolloutIndex, this.stepIndex))}>Branch from here</button>`
       : nothing}${v?.hasDiff
       ? html`<button class="show-diff" title="Open recorded vs replayed output in the diff editor" @click=${stop(() => send('showDiff', this.rolloutIndex, this.stepIndex))}>Show diff</button>`
       : nothing}`;

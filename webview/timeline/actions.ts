@@ -6,6 +6,7 @@
 import type { PersistedState, LoadStepsMessage, WebviewMessage } from '../../src/shared/protocol';
 import type { CastWindowRequest } from '../../src/shared/castProtocol';
 import type { ReplayAction } from '../../src/shared/replayProtocol';
+import type { BranchAction } from '../../src/shared/branchProtocol';
 import { post } from '../ipc';
 import type { Effect } from './state';
 
@@ -61,6 +62,11 @@ export function reload(): void {
 /** A replay control: `stepIndex` for the actions of one step (run to here, show diff). */
 export function replay(action: ReplayAction, rolloutIndex: number, stepIndex?: number): void {
   post({ type: 'replay', action, rolloutIndex, ...(stepIndex !== undefined ? { stepIndex } : {}) });
+}
+
+/** A branch control: Branch from here (step `stepIndex`) or Compare with parent (the rollout shown). */
+export function branch(action: BranchAction, rolloutIndex: number, stepIndex?: number): void {
+  post({ type: 'branch', action, rolloutIndex, ...(stepIndex !== undefined ? { stepIndex } : {}) });
 }
 
 /** Asks for full steps of a sliced rollout (the step store's port). */

@@ -13,14 +13,35 @@
  *   in Harbor's `[exit_code] N` marker (ATIF has no exit-code field; the loader reads the marker),
  *   usage as `metrics`, and `extra` with the exit code, timeout and output-cap flags;
  * - `extra.branch` (root) links the parent: `{parent: {file, rolloutId, format, step, forkStep},
- *   model, endpoint (URL without key), image, startedAt, stop: {reason, detail}, limits}`.
+ *   model, endpoint (URL without key), image, startedAt, stop: {reason, detail}, limits}`, and
+ *   `verify` (verify.ts VerifyResult: command, reward, rewardFrom, exit code, output tail) once the
+ *   branch was verified; the loader reads its reward as the rollout's (formats/atif.ts).
  *
  * Harbor's own validator forbids unknown keys; everything here is a field of v1.6 (`extra` where
  * the schema has one).
  */
+import * as path from 'node:path';
 import type { Action, Rollout, Step } from '../model';
 import type { StepComparison } from '../replay/compare';
 import type { BranchLimits, BranchResult, BranchStop } from './loop';
+import type { VerifyResult } from './verify';
+
+/**
+ * A branch as far as it got: a finished BranchResult, or one still running (`stop` null; written so
+ * far by the editor, which rewrites the file after every step), with its verifier's result when it
+ * was verified (verify.ts). `history` is not written.
+ */
+export type BranchSoFar = Pick<BranchResult, 'forkIndex' | 'replayed' | 'steps'> & { stop: BranchStop | null; verify?: VerifyResult | null };
+
+/**
+ * The default file of a branch: beside the parent (or in `folder`), `<name>.branch-<N>-<time>.trajectory.json`
+ * (`<name>` the parent's file name without its rollout extension, `<time>` UTC `YYYYMMDDTHHMMSS`).
+ */
+export function branchFileName(parent: string, from: number, now: Date = new Date(), folder: string | null = null): string {
+  const base = path.basename(parent).replace(/\.(traj\.json|trajectory\.json|json|jsonl|traj)$/i, '');
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
+  return path.join(folder ?? path.dirname(parent), `${base}.branch-${from}-${stamp}.trajectory.json`);
+}
 
 /** ATIF version a branch is written in. */
 export const BRANCH_ATIF_VERSION = 'ATIF-v1.6';
@@ -90,15 +111,17 @@ function copiedStep(s: Step, stepId: number, replays: StepComparison[]): Json {
   return out;
 }
 
-function stopJson(stop: BranchStop): Json {
+function stopJson(stop: BranchStop | null): Json | null {
+  if (stop === null) return null;
   return stop.reason === 'submitted' ? { reason: stop.reason, submission: stop.submission } : { ...stop };
 }
 
 /**
  * The ATIF document of a branch (module docs), ready for `JSON.stringify`.
  * @param parent the rollout the branch continues (its steps before `result.forkIndex` are copied)
+ * @param result the branch, finished or still running (`stop` null: written as `stop: null`, the notes say it is running)
  */
-export function branchTrajectory(parent: Rollout, result: BranchResult, h: BranchHeader): Json {
+export function branchTrajectory(parent: Rollout, result: BranchSoFar, h: BranchHeader): Json {
   const steps: Json[] = [];
   for (const s of parent.steps.slice(0, result.forkIndex)) {
     steps.push(copiedStep(s, steps.length + 1, result.replayed.filter((r) => r.stepIndex === s.index)));
@@ -146,7 +169,7 @@ export function branchTrajectory(parent: Rollout, result: BranchResult, h: Branc
     session_id: h.sessionId,
     agent: { name: parent.agent.name ?? 'trajectory-inspector-branch', version: h.writer ?? 'trajectory-inspector', model_name: h.model },
     steps,
-    notes: `Branch of ${parent.id} from step ${forkStep} with ${h.model}: steps 1–${result.forkIndex} are copied from the parent, the rest are new. Ended: ${result.stop.reason}.`,
+    notes: `Branch of ${parent.id} from step ${forkStep} with ${h.model}: steps 1–${result.forkIndex} are copied from the parent, the rest are new. ${result.stop ? `Ended: ${result.stop.reason}.` : 'Still running.'}`,
     final_metrics: {
       total_prompt_tokens: prompt,
       total_completion_tokens: completion,
@@ -164,6 +187,7 @@ export function branchTrajectory(parent: Rollout, result: BranchResult, h: Branc
         limits: { maxSteps: h.limits.maxSteps, maxTotalTokens: h.limits.maxTotalTokens ?? null, maxCostUsd: h.limits.maxCostUsd ?? null },
         newSteps: result.steps.length,
         stop: stopJson(result.stop),
+        ...(result.verify ? { verify: { ...result.verify } } : {}),
       },
     },
   };

@@ -449,7 +449,7 @@ async function rolloutHead(
     task: { id: result?.result.task_name ?? null, instruction: null },
     agent,
     environment: { image: null, workdir: null },
-    outcome: trialOut ? trialOut.outcome : unknownOutcome(),
+    outcome: trialOut ? trialOut.outcome : (branchVerifiedOutcome(traj.extra, file) ?? unknownOutcome()),
     groupId: null,
     steps: [],
     metadata,
@@ -462,6 +462,19 @@ async function rolloutHead(
   if (parent) links.unshift(parent);
   if (links.length) rollout.links = links;
   return rollout;
+}
+
+/**
+ * The outcome of a verified branch (src/core/branch/verify.ts, written as root
+ * `extra.branch.verify = {reward, …}` by core/branch/trajectory.ts): its reward (the pass / fail
+ * a reward of 1 / 0 implies is left to the views, as for a trial's reward). Null for any other trajectory, or a branch not verified (or whose verifier gave
+ * no reward).
+ */
+function branchVerifiedOutcome(extra: unknown, file: string): Rollout['outcome'] | null {
+  const b = isObject(extra) && isObject(extra.branch) ? extra.branch : null;
+  const v = b && isObject(b.verify) ? b.verify : null;
+  if (!v || typeof v.reward !== 'number' || !Number.isFinite(v.reward)) return null;
+  return { reward: v.reward, rewards: null, resolved: null, status: null, source: `${file}: extra.branch.verify (${typeof v.command === 'string' ? v.command : 'verifier'})` };
 }
 
 /**

@@ -4,8 +4,8 @@
  *   palette), else picked (from the view's rollouts, or files); argument
  *   `{ left: {path, index}, right: {path, index} }` skips the questions.
  * - Compare With…: the rollout it is run on, and one picked.
- * - Show Group: the rollouts of a GRPO group node, or the trials of a task node of a job / run
- *   folder (argument `{ path, groupId }` too).
+ * - Show Group: the rollouts of a GRPO group node, the trials of a task node of a job / run
+ *   folder, or a rollout with its branches from one step (argument `{ path, groupId }` too).
  * - Search Rollouts…, Cancel Search, Clear Search Results, and the result click (internal).
  */
 import * as path from 'node:path';
@@ -122,6 +122,12 @@ function refsUnder(n: TreeNode): RolloutRef[] {
 async function showGroup(panels: ComparePanels, arg?: unknown): Promise<void> {
   if (isNode(arg) && arg.kind === 'group') {
     await panels.openGroup(arg.path, arg.groupId);
+    return;
+  }
+  if (isNode(arg) && arg.kind === 'branches') {
+    // The parent and its branches from one step, side by side with their outcomes.
+    const refs = [{ path: arg.path, index: arg.parentIndex }, ...refsUnder(arg)];
+    await panels.openGroupOf(`Branches from step ${arg.stepIndex !== null ? `#${arg.stepIndex + 1}` : '?'}`, `${path.basename(arg.path)} and ${refs.length - 1} branch(es)`, refs);
     return;
   }
   if (isNode(arg) && arg.kind === 'task') {

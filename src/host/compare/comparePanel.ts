@@ -72,15 +72,18 @@ export class ComparePanels implements vscode.Disposable {
     return { file: ref.path, rolloutIndex: ref.index, rollout, labels: await this.labelsOf(ref.path), scores };
   }
 
-  /** Opens a panel comparing two rollouts. Load errors are shown in the panel. */
-  async openCompare(left: RolloutRef, right: RolloutRef): Promise<vscode.WebviewPanel> {
+  /**
+   * Opens a panel comparing two rollouts. Load errors are shown in the panel.
+   * @param forkStep when `right` is a branch of `left` (Compare with Parent): the index of its first new step, where the view opens
+   */
+  async openCompare(left: RolloutRef, right: RolloutRef, forkStep: number | null = null): Promise<vscode.WebviewPanel> {
     const title = `Compare: ${shortName(left)} ↔ ${shortName(right)}`;
     const panel = this.createPanel(title);
     const files = new Map<string, LoadedFile>();
     let msg: CompareHostMessage;
     try {
       const [a, b] = [await this.input(left, files), await this.input(right, files)];
-      msg = compareMessage(a, b);
+      msg = compareMessage(a, b, {}, forkStep);
       this.output.info(`compare: ${left.path}#${left.index} ↔ ${right.path}#${right.index}: ${JSON.stringify(msg.counts)}`);
     } catch (e) {
       msg = { type: 'compareError', message: e instanceof Error ? e.message : String(e) };

@@ -97,10 +97,16 @@ function divergenceView(d: Divergence | null): DivergenceView | null {
   return d ? { row: d.row, status: d.status, left: d.left, right: d.right } : null;
 }
 
-/** The `compare` message for two rollouts. */
-export function compareMessage(left: CompareInput, right: CompareInput, options: AlignOptions = {}): CompareMessage {
+/**
+ * The `compare` message for two rollouts.
+ * @param forkStep when the right rollout is a branch of the left: the 0-based index of its first new
+ *   step; the message's `fork` is then the row of that step (absent when no row holds it)
+ */
+export function compareMessage(left: CompareInput, right: CompareInput, options: AlignOptions = {}, forkStep: number | null = null): CompareMessage {
   const a = alignRollouts(left.rollout, right.rollout, options);
+  const forkRow = forkStep === null ? -1 : a.rows.findIndex((r) => r.right !== null && r.right >= forkStep);
   return {
+    ...(forkRow >= 0 ? { fork: { row: forkRow, left: a.rows[forkRow].left, right: a.rows[forkRow].right } } : {}),
     type: 'compare',
     left: sideView(left),
     right: sideView(right),

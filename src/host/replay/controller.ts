@@ -27,7 +27,7 @@ import type { WebviewMessage } from '../../shared/protocol';
 import type { TimelineFeature, TimelineLookup, TimelineView } from '../timelineFeature';
 import type { CommandTable } from '../commandTable';
 import { askModal, notifyInfo, notifyWarning, reportError } from '../notify';
-import { engineImageItems, replayImage } from './image';
+import { engineImageItems, IMAGE_CHOICES_KEY, replayImage } from './image';
 import { diffTitle, FailedTerminals, verdictText } from './wording';
 import { readReplayConfig, REPLAY_SCHEME, ReplayDocuments, ReplayTerminal } from './parts';
 
@@ -582,8 +582,6 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
   }
 }
 
-/** workspaceState key: images the user chose per rollout file after the rollout's own was missing. */
-const IMAGE_CHOICES_KEY = 'trajectoryInspector.replay.imageChoices';
 
 /** Asks for a container image reference; undefined when dismissed. */
 async function typeImage(prompt: string): Promise<string | undefined> {

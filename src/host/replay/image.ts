@@ -10,6 +10,9 @@ import type { Rollout } from '../../core/model';
 import { LABEL_MANAGED } from '../../core/replay/docker';
 import { chooseImage, type ImageSource } from '../../core/replay/plan';
 
+/** workspaceState key: images the user chose per rollout file after the rollout's own was missing (replay and branch read it). */
+export const IMAGE_CHOICES_KEY = 'trajectoryInspector.replay.imageChoices';
+
 /** The image chosen, where it came from, and a sentence saying why (the consent dialog, the terminal). */
 export interface ImageChoice {
   image: string;

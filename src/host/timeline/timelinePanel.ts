@@ -435,6 +435,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
         break;
       case 'replay':
       case 'openStepFile':
+      case 'branch':
         for (const feature of this.owner.features) await feature.onMessage?.(this, m);
         break;
       case 'loadSteps': {

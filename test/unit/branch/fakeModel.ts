@@ -2,14 +2,15 @@
  * A scripted fake OpenAI chat-completions server on 127.0.0.1 (node:http) for branch tests: each
  * POST to `/v1/chat/completions` takes the next answer of the script — a reply text (a chat
  * completion with that content), a tool call, an HTTP error, a body that is not JSON, or no answer
- * at all (the request hangs until the server closes). Every request body is kept for assertions.
+ * at all (the request hangs until the server closes); a reply text may come `delayMs` late (a model
+ * that takes its time, so that a live view can be seen filling). Every request body is kept for assertions.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One scripted answer. */
 export type FakeAnswer =
-  | { text: string; usage?: { prompt_tokens: number; completion_tokens: number; cost?: number } }
+  | { text: string; usage?: { prompt_tokens: number; completion_tokens: number; cost?: number }; delayMs?: number }
   | { toolCall: { name: string; arguments: string; id?: string }; text?: string }
   | { status: number; body: string }
   | { raw: string }
@@ -36,6 +37,7 @@ export async function startFakeModel(script: FakeAnswer[]): Promise<FakeModel> {
   const requests: any[] = [];
   const auth: (string | undefined)[] = [];
   const hanging = new Set<http.ServerResponse>();
+  const timers = new Set<ReturnType<typeof setTimeout>>();
   let n = 0;
   const server = http.createServer((req, res) => {
     let body = '';
@@ -69,9 +71,15 @@ export async function startFakeModel(script: FakeAnswer[]): Promise<FakeModel> {
           ? { role: 'assistant', content: a.text ?? null, tool_calls: [{ id: a.toolCall.id ?? `call_fake_${n}`, type: 'function', function: { name: a.toolCall.name, arguments: a.toolCall.arguments } }] }
           : { role: 'assistant', content: a.text };
       const usage = 'usage' in a && a.usage ? a.usage : { prompt_tokens: 100 + n, completion_tokens: 10 + n };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id: `chatcmpl-fake-${n}`, object: 'chat.completion', created: 1, model: 'fake-model', choices: [{ index: 0, message, finish_reason: 'toolCall' in a ? 'tool_calls' : 'stop' }], usage }),
-      );
+      const answer = JSON.stringify({ id: `chatcmpl-fake-${n}`, object: 'chat.completion', created: 1, model: 'fake-model', choices: [{ index: 0, message, finish_reason: 'toolCall' in a ? 'tool_calls' : 'stop' }], usage });
+      const send = () => res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
+      if ('delayMs' in a && a.delayMs) {
+        const t = setTimeout(() => {
+          timers.delete(t);
+          send();
+        }, a.delayMs);
+        timers.add(t);
+      } else send();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -83,6 +91,7 @@ export async function startFakeModel(script: FakeAnswer[]): Promise<FakeModel> {
     close: () =>
       new Promise<void>((r) => {
         for (const res of hanging) res.destroy();
+        for (const t of timers) clearTimeout(t);
         server.closeAllConnections();
         server.close(() => r());
       }),

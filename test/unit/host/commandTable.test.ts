@@ -41,6 +41,7 @@ function featureTables(): { tables: Record<string, CommandTable>; internal: read
     const { dumpSearchCommands } = require('../../../src/host/dumpSearch');
     const { scoringCommands } = require('../../../src/host/scoring/commands');
     const { ReplayController } = require('../../../src/host/replay/controller');
+    const { BranchController } = require('../../../src/host/branch/controller');
     const { SessionsView } = require('../../../src/host/sessionsView');
     const { stepLinkCommands } = require('../../../src/host/stepLinks');
     const { exportCommands } = require('../../../src/host/exportCommands');
@@ -53,6 +54,7 @@ function featureTables(): { tables: Record<string, CommandTable>; internal: read
         rollouts: rolloutsCommands(inert, inert),
         labels: labelCommands(inert),
         replay: ReplayController.prototype.commands.call(inert),
+        branch: BranchController.prototype.commands.call(inert),
         compare: compareCommands(inert, inert),
         search: searchCommands(inert),
         scoring: scoringCommands(inert, inert, inert),

@@ -38,6 +38,7 @@ import {
   type TreeRollout,
 } from '../../../src/host/rolloutTree';
 import { censusFile, sample, sampleJson, tmpDir } from '../samples';
+import { branchesLabel } from '../../../src/host/rolloutBranches';
 
 const ATIF_TERMINUS = 'atif/harbor-golden_terminus2_invalid-json_ATIF-v1.5.trajectory.json';
 const ATIF_OPENHANDS = 'atif/harbor-golden_openhands_hello-world_ATIF-v1.5.trajectory.json';
@@ -57,6 +58,8 @@ function labelOf(n: TreeNode): string {
       return n.label ?? path.basename(n.path);
     case 'rollout':
       return n.label ?? n.rollout.taskId ?? `#${n.rollout.index + 1}`;
+    case 'branches':
+      return branchesLabel(n);
   }
 }
 const labels = (ns: TreeNode[]) => ns.map(labelOf);

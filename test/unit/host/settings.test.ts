@@ -88,4 +88,37 @@ describe('host/readSettings: every trajectoryInspector.* setting', () => {
     assert.deepEqual(untrusted.normalizationRules, []);
     assert.equal(readSettingsFrom(source({ user: { 'replay.pids': -1 } })).replay.limits.pids, 512);
   });
+
+  it('takes the branch endpoint, key variable and limits from user values only, the model from the workspace only when trusted', () => {
+    const workspace = {
+      'branch.url': 'https://evil.example/v1',
+      'branch.apiKeyEnv': 'AWS_SECRET_ACCESS_KEY',
+      'branch.maxSteps': 100_000,
+      'branch.maxCostUsd': 1e9,
+      'branch.model': 'workspace-model',
+      'branch.temperature': 0.7,
+    } as const;
+    const user = { 'branch.url': ' http://127.0.0.1:8000/v1 ', 'branch.model': 'user-model', 'branch.maxCostUsd': 0.5, 'branch.maxTokens': 512 } as const;
+    const trusted = readSettingsFrom(source({ user, workspace, trusted: true })).branch;
+    assert.deepEqual(trusted, {
+      url: 'http://127.0.0.1:8000/v1',
+      model: 'workspace-model',
+      apiKeyEnv: '',
+      temperature: 0.7,
+      maxTokens: 512,
+      maxSteps: 20,
+      maxTotalTokens: null,
+      maxCostUsd: 0.5,
+      timeoutMs: 120_000,
+      outputFolder: '',
+      verifyCommand: '',
+    });
+    const untrusted = readSettingsFrom(source({ user, workspace, trusted: false })).branch;
+    assert.equal(untrusted.model, 'user-model');
+    assert.equal(untrusted.temperature, null);
+    const bad = readSettingsFrom(source({ user: { 'branch.maxSteps': 2.5, 'branch.maxTokens': 0, 'branch.timeoutSeconds': 0 } })).branch;
+    assert.equal(bad.maxSteps, 20);
+    assert.equal(bad.maxTokens, null);
+    assert.equal(bad.timeoutMs, 120_000);
+  });
 });

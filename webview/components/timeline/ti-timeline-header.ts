@@ -1,7 +1,8 @@
 /**
  * `<ti-timeline-header>`: the rollout's header: title, outcome and reward, the meta row (steps,
- * agent, model, format, duration, tokens, cost, image, cwd, reference labels), the rollout's links,
- * the file's issues, the rollout picker of a file of several rollouts and the task instruction.
+ * agent, model, format, duration, tokens, cost, image, cwd, reference labels), the rollout's links
+ * (a branch's parent link with *Compare with parent*), the file's issues, the rollout picker of a
+ * file of several rollouts and the task instruction.
  * Renders into `<ti-app>`'s shadow tree (lightElement.ts).
  */
 import { css, html, nothing, svg, type TemplateResult } from 'lit';
@@ -16,6 +17,8 @@ import { openLink, openLocation, selectRollout } from '../../timeline/actions';
 import { rolloutCount } from '../../timeline/state';
 import { linkText } from '../step-card/stepText';
 import { LightElement } from './lightElement';
+import { branchParentOf } from '../../../src/shared/branchProtocol';
+import { branch } from '../../timeline/actions';
 
 /** The "derived" mark beside a value the loader derived rather than read (`Rollout.derived`). */
 function derivedMark(r: Rollout, field: string): TemplateResult | typeof nothing {
@@ -338,7 +341,9 @@ export class TiTimelineHeader extends LightElement {
             ${r.links.map((l, i) =>
               l.missing
                 ? html`<span class="missing" title=${l.missing}>${linkText(l)} (${l.missing})</span>`
-                : html`<button class="link" data-relation=${l.relation} title=${l.path ?? 'in this file'} @click=${() => openLink(m.rolloutIndex, null, i)}>${linkText(l)}</button>`,
+                : html`<button class="link" data-relation=${l.relation} title=${l.path ?? 'in this file'} @click=${() => openLink(m.rolloutIndex, null, i)}>${linkText(l)}</button>${l === branchParentOf(r)
+                    ? html` <button class="link compare-parent" title="Open the aligned compare of this rollout and its parent, at the step they part" @click=${() => branch('compareParent', m.rolloutIndex)}>Compare with parent</button>`
+                    : nothing}`,
             )}
           </div>`
         : nothing}
