@@ -274,7 +274,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
     this.labelState.rolloutsRead(this.labelRollouts(source));
     const link = this.pendingLink;
     this.pendingLink = null;
-    const t = link ? findLinkTarget(rollouts, link) : null;
+    const t = link ? this.linkTarget(source, link) : null;
     if (t) this.session.show(t.rollout, t.step);
   }
 
@@ -537,13 +537,27 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
   /** A search's matches to mark in the step a search result opens, posted after the message that shows it. */
   private pendingHighlight: { step: number; query: HighlightQuery } | null = null;
 
+  /**
+   * Where `link` points in `source` (core findLinkTarget). A rollout read by windows is bounded by
+   * its step count; a link by call id alone cannot be looked up without reading every step, so it
+   * goes to the rollout and says so.
+   */
+  private linkTarget(source: RolloutSource, link: Pick<RolloutLink, 'rolloutId' | 'stepIndex' | 'callId'>): ReturnType<typeof findLinkTarget> {
+    if (!(source instanceof SteppedRolloutSource)) return findLinkTarget(source.file.rollouts, link);
+    const r = source.file.rollouts[0];
+    if (link.rolloutId !== null && link.rolloutId !== r.id) return null;
+    if (typeof link.stepIndex === 'number' && Number.isInteger(link.stepIndex) && link.stepIndex >= 0 && link.stepIndex < source.stepped.count) return { rollout: 0, step: link.stepIndex };
+    if (link.callId) void vscode.window.showInformationMessage(`Trajectory Inspector: ${byWindowsNotice('Finding the step of a tool call', source.stepped.count, `call ${link.callId} would be looked for in every step: the rollout is shown from its start`)}`);
+    return { rollout: 0, step: null };
+  }
+
   /** Shows the rollout and step a link points at in this file (now, or when the file has loaded). */
   showLinkTarget(link: Pick<RolloutLink, 'rolloutId' | 'stepIndex' | 'callId'>): void {
     if (!this.source) {
       this.pendingLink = link;
       return;
     }
-    const t = findLinkTarget(this.source.file.rollouts, link);
+    const t = this.linkTarget(this.source, link);
     if (t) this.showRollout(t.rollout, t.step);
     else void vscode.window.showWarningMessage(`Trajectory Inspector: ${path.basename(this.uri.fsPath)} holds no rollout ${link.rolloutId ?? ''}.`);
   }
