@@ -4,12 +4,21 @@
  * as the host would and answers the webview's requests for steps spread over the rollout, printing
  * the heap and RSS (after a full GC) at each stage as one JSON line. MODE `whole`: the file loaded
  * whole (core loadFile) and its `rollout` message built by StepSlices (paged: no heads); `stepped`:
- * src/host/steppedSource.ts over the step index.
+ * src/host/steppedSource.ts over the step index; `panel`: the path the timeline panel takes
+ * (src/host/timeline/readSource.ts readTimelineSource at its default threshold: a
+ * SteppedRolloutSource), its message with the header warnings, and after the requests the label
+ * session the panel opens, with a label set on the last step (a journal in a temp folder).
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { loadFile } from '../src/core/load';
 import { rolloutMessage } from '../src/host/rolloutMessage';
 import { LoadedSource } from '../src/host/rolloutSource';
-import { SteppedSource } from '../src/host/steppedSource';
+import { LabelSession } from '../src/host/labelSession';
+import { inThreadFiles } from '../src/host/rolloutFiles';
+import { SteppedRolloutSource, SteppedSource } from '../src/host/steppedSource';
+import { readTimelineSource } from '../src/host/timeline/readSource';
 import { StepSlices } from '../src/host/stepSlices';
 import type { LoadStepsMessage, RolloutMessage, StepsMessage } from '../src/shared/protocol';
 import { answerStepSlice } from '../src/shared/stepHeads';
@@ -48,6 +57,13 @@ async function main(): Promise<void> {
     msg = rolloutMessage(new LoadedSource(loaded), 0, null, CONFIG, { slices: new StepSlices() });
     answer = async (req) => answerStepSlice(req, 0, r);
     keep = loaded;
+  } else if (mode === 'panel') {
+    const { source, error } = await readTimelineSource(file, { files: inThreadFiles(), show: 0 });
+    if (!(source instanceof SteppedRolloutSource)) throw new Error(`not read by windows: ${error?.title ?? 'read whole'}`);
+    mark('opened');
+    msg = await source.message(null, CONFIG);
+    answer = (req) => source.stepped.answer(req);
+    keep = source;
   } else {
     const src = await SteppedSource.open(file);
     mark('opened');
@@ -65,6 +81,19 @@ async function main(): Promise<void> {
     got += a?.steps.length ?? 0;
   }
   mark('answered');
+  if (keep instanceof SteppedRolloutSource) {
+    // The panel's labels: the session over the label view, a label on the last step (read for its hash).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ti-bench-labels-'));
+    try {
+      const session = await LabelSession.open(path.join(dir, 'labels.jsonl'), 'bench', [keep.labelRollout]);
+      if (await keep.keepForLabels([count - 1])) session.setRollouts([keep.labelRollout]);
+      await session.run({ kind: 'apply', changes: [{ rolloutId: msg.rollout.id, stepIndex: count - 1, value: -1 }] });
+      if (session.error || !session.message(0, msg.rollout.id, null).labels.some((l) => l.stepIndex === count - 1)) throw new Error(`label not set: ${session.error}`);
+      mark('labelled');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
   if (!keep) throw new Error('nothing opened');
   console.log(JSON.stringify({ mode, count, msgChars, answered: got, stages }));
 }

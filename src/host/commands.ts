@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import type { CommandTable } from './commandTable';
 import { notifyInfo } from './notify';
+import { stepsByWindows } from './pagedRollout';
 import { parseStepNumber, stepPickItems, type StepPickItem } from './stepPick';
 import { filterRolloutsPick } from './rolloutFilterPick';
 import { SORT_KEYS, SORT_LABELS, isSortKey } from './rolloutTree';
@@ -51,21 +52,24 @@ async function goToStep(timelines: TimelineEditorProvider, index?: unknown): Pro
   const panel = activeOrExplain(timelines);
   if (!panel) return;
   const rollout = panel.rollout;
-  if (!rollout || rollout.steps.length === 0) {
+  // A rollout read by windows (pagedRollout.ts) has its count, not its steps, in memory.
+  const count = panel.stepCount;
+  if (!rollout || count === 0) {
     void notifyInfo('This timeline has no steps to go to.');
     return;
   }
   // Programmatic use: goToStep(<0-based index>).
-  if (typeof index === 'number' && Number.isInteger(index) && index >= 0 && index < rollout.steps.length) {
+  if (typeof index === 'number' && Number.isInteger(index) && index >= 0 && index < count) {
     panel.revealStep(index);
     return;
   }
-  const count = rollout.steps.length;
+  const byWindows = stepsByWindows(rollout) !== null;
   const qp = vscode.window.createQuickPick<StepPickItem & vscode.QuickPickItem>();
   qp.title = 'Go to Step';
-  qp.placeholder = `Step number (1–${count}) or text from the step`;
+  // Read by windows: a step number only (a list of every step would hold them all); the webview reads the picked step's window.
+  qp.placeholder = byWindows ? `Step number (1–${count}): this rollout's steps are read by windows, so they are not listed here` : `Step number (1–${count}) or text from the step`;
   qp.matchOnDescription = true;
-  qp.items = stepPickItems(rollout);
+  qp.items = byWindows ? [] : stepPickItems(rollout);
   const current = panel.selectedStep;
   if (current !== null && qp.items[current]) qp.activeItems = [qp.items[current]];
   const picked = await new Promise<number | null>((resolve) => {

@@ -21,6 +21,7 @@ import { readSettings } from './config';
 import { askModal, notifyError, notifyInfo, reportError, type ErrorLog } from './notify';
 import type { TimelinePanel } from './timeline/timelinePanel';
 import type { TimelineEditorProvider } from './timelineEditor';
+import { byWindowsNotice, stepsByWindows } from './pagedRollout';
 
 /** Command ids (contributed in package.json). */
 export const EXPORT_COMMANDS = {
@@ -59,6 +60,11 @@ async function exportRollout(timelines: TimelineEditorProvider, output: ErrorLog
   const p = activeOrExplain(timelines);
   const rollout = p?.rollout;
   if (!p || !rollout) return;
+  const byWindows = stepsByWindows(rollout);
+  if (byWindows !== null) {
+    void notifyInfo(`Trajectory Inspector: ${byWindowsNotice(`Export Rollout as ${what}`, byWindows, 'an export writes every step into one document (Copy Step as Markdown works step by step)')}`);
+    return;
+  }
   try {
     const r = await redactRollout(rollout, redactOptions());
     const EXPORT = 'Export';
@@ -98,7 +104,14 @@ async function exportRollout(timelines: TimelineEditorProvider, output: ErrorLog
 async function copyStepMarkdown(timelines: TimelineEditorProvider, output: ErrorLog): Promise<void> {
   const p = activeOrExplain(timelines);
   if (!p) return;
-  const step = p.selected;
+  let step;
+  try {
+    // Read from the file for a rollout read by windows.
+    step = await p.selectedStepRead();
+  } catch (e) {
+    void reportError(output, 'Copy Step as Markdown', e);
+    return;
+  }
   const rollout = p.rollout;
   if (!step || !rollout) {
     void notifyInfo('Select a step in the timeline first.');

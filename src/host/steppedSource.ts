@@ -10,22 +10,24 @@
  * many steps read whole gets from StepSlices, with the header and the picker's summary as
  * rolloutMessage.ts builds them (the rollout without its steps).
  *
- * Not wired into the timeline panel yet: a panel shows a RolloutSource (rolloutSource.ts), whose
- * `file.rollouts[i].steps` labels, scores, Go to Step, Show in Source and replay read whole; each of
- * them needs a read by windows before a file opens this way (the panel would otherwise show no
- * labels or scores for it). Nothing here imports `vscode`.
+ * The timeline opens such a file as a SteppedRolloutSource (timeline/readSource.ts): a RolloutSource
+ * whose one rollout has no steps and is marked with its step count (pagedRollout.ts), so that what
+ * reads a rollout whole (scores, replay) says it is off for it, and the rest (Go to Step, Show in
+ * Source, step links, labels) reads the steps it needs through `stepped`. Nothing here imports `vscode`.
  */
-import { RolloutLoadError } from '../core/errors';
+import { formatIssue, RolloutLoadError, type LocatedIssue } from '../core/errors';
 import type { FileAccess } from '../core/formats/types';
 import type { LoadedFile } from '../core/load';
 import type { Rollout, Step } from '../core/model';
 import { nodeFiles } from '../core/nodeFiles';
 import { openSteppedRollout, type SteppedRollout } from '../core/scale/stepIndex';
 import { PagedColumnBuilder } from '../shared/pagedSteps';
-import { MAX_SLICE_STEPS, type LiveInfo, type LoadStepsMessage, type PagedSteps, type RolloutMessage, type StepsMessage, type ViewConfig } from '../shared/protocol';
+import { FILE_ISSUES_MAX, MAX_SLICE_STEPS, type LiveInfo, type LoadStepsMessage, type PagedSteps, type RolloutMessage, type RolloutSummary, type StepsMessage, type ViewConfig } from '../shared/protocol';
 import { INITIAL_STEPS, MAX_ANSWER_CHARS, MAX_INITIAL_CHARS, stepChars } from '../shared/stepHeads';
+import { STEPS_BY_WINDOWS } from './pagedRollout';
 import { rolloutMessage } from './rolloutMessage';
-import { LoadedSource } from './rolloutSource';
+import { LoadedSource, type RolloutSource } from './rolloutSource';
+import { summarize } from './rolloutSummary';
 
 /** Steps read per window while the column is built. */
 export const STEP_WINDOW = 1000;
@@ -163,5 +165,82 @@ export class SteppedSource {
     }
     if (!steps.length) throw new RolloutLoadError(this.lazy.file, this.rollout.format, [{ file: this.lazy.file, line: null, column: null, pointer: `/steps/${from}`, expected: 'the step indexed there', found: 'none' }]);
     return { type: 'steps', rolloutIndex: 0, rolloutId: this.rollout.id, from, steps, seq: req.seq };
+  }
+}
+
+/**
+ * A big ATIF as the timeline's RolloutSource: `file.rollouts[0]` is the rollout without its steps,
+ * marked with its step count (`metadata[STEPS_BY_WINDOWS]`, pagedRollout.ts); its steps are read
+ * through `stepped`. `labelRollout` is the same rollout for the label session: `steps` an array
+ * of the file's length holding only the steps put there (`keepForLabels`: those labelled), so the
+ * label store bounds and hashes a step without the whole list in memory.
+ */
+export class SteppedRolloutSource implements RolloutSource {
+  readonly file: LoadedFile;
+  readonly count = 1;
+  /** The rollout for labels: the file's step count, the steps labelled (others are holes). */
+  readonly labelRollout: Rollout;
+
+  constructor(readonly stepped: SteppedSource) {
+    const f = stepped.file;
+    const r: Rollout = { ...f.rollouts[0], metadata: { ...f.rollouts[0].metadata, [STEPS_BY_WINDOWS]: stepped.count } };
+    // What the header says of a file read this way (warnings: every step is still shown).
+    const issues: LocatedIssue[] = [
+      {
+        file: f.path, line: null, column: null, pointer: '/steps', severity: 'warning',
+        expected: 'a rollout small enough to hold whole',
+        found: `${stepped.count} steps, read from the file by windows: step scores, replay, Mark First Error and Export Rollout are off for it; step_id order and timestamps are checked per window`,
+      },
+    ];
+    if (stepped.lazy.continuation !== null) {
+      issues.push({ file: f.path, line: null, column: null, pointer: '/continued_trajectory_ref', severity: 'warning', expected: 'its continuation joined, as a whole load joins it', found: `${JSON.stringify(stepped.lazy.continuation)} not joined (the file is read by windows): open it on its own` });
+    }
+    this.file = { ...f, rollouts: [r], issues };
+    // A holey array of the file's length: a slot per step, filled only for the steps labelled.
+    this.labelRollout = { ...r, steps: new Array<Step>(stepped.count) };
+  }
+
+  summaries(positions: readonly number[]): RolloutSummary[] {
+    return positions.map((k) => ({ ...summarize(this.file.rollouts[k], k), steps: this.stepped.count - this.stepped.lazy.copied }));
+  }
+
+  readNow(i: number): Rollout | null {
+    return this.file.rollouts[i] ?? null;
+  }
+
+  rollout(i: number): Promise<Rollout> {
+    const r = this.file.rollouts[i];
+    return r ? Promise.resolve(r) : Promise.reject(new RangeError(`the file has no rollout ${i + 1} (it has 1)`));
+  }
+
+  /** The timeline's paged `rollout` message (SteppedSource.message) with the file's warnings for the header. @throws as SteppedSource.message */
+  async message(revealStep: number | null, config: ViewConfig, live: LiveInfo | null = null): Promise<RolloutMessage> {
+    const m = await this.stepped.message(revealStep, config, live);
+    const issues = this.file.issues ?? [];
+    return { ...m, fileIssues: issues.slice(0, FILE_ISSUES_MAX).map((x) => ({ ...x, severity: x.severity ?? 'error', formatted: formatIssue(x) })), fileIssueCount: issues.length };
+  }
+
+  /** Step `index` (read through the kept windows), or null past the end. @throws RolloutLoadError as SteppedSource.steps */
+  async step(index: number): Promise<Step | null> {
+    if (!Number.isInteger(index) || index < 0 || index >= this.stepped.count) return null;
+    return (await this.stepped.steps(index, index + 1))[0] ?? null;
+  }
+
+  /**
+   * Reads steps `indices` and puts them in `labelRollout.steps` (the label store hashes them):
+   * true when any was not there yet (the label session should take the rollout again).
+   * @throws RolloutLoadError as SteppedSource.steps
+   */
+  async keepForLabels(indices: Iterable<number>): Promise<boolean> {
+    let added = false;
+    for (const i of indices) {
+      if (!Number.isInteger(i) || i < 0 || i >= this.stepped.count || this.labelRollout.steps[i]) continue;
+      const s = await this.step(i);
+      if (s) {
+        this.labelRollout.steps[i] = s;
+        added = true;
+      }
+    }
+    return added;
   }
 }

@@ -62,14 +62,16 @@ describe('e2e: steps ↔ workspace files (SWE-agent sample mapped into the works
     await quickOpen(e2e.page, 'tests/missing_colon.py');
     const line = viewLine('def division(a: float, b: float) -> float:');
     await line.waitFor({ state: 'visible', timeout: UI_MS });
-    // One gutter decoration (VS Code names decoration classes ced-…) in the margin, on the edited line's row.
-    const marks = e2e.page.locator('.monaco-editor .margin-view-overlays div[class*="ced-"]');
-    await waitUntil(async () => (await marks.count()) > 0, UI_MS, async () => `no gutter mark in ${JSON.stringify(await e2e.page.locator('.monaco-editor .margin-view-overlays').first().innerHTML())}`);
+    // One gutter decoration (VS Code names decoration classes ced-…) in the margin, on the edited line's
+    // row: a gutter icon is drawn in the glyph margin's widgets (.glyph-margin-widgets), not the overlays.
+    const marks = e2e.page.locator('.monaco-editor .margin div[class*="ced-"]');
+    await waitUntil(async () => (await marks.count()) > 0, UI_MS, async () => `no gutter mark in ${JSON.stringify(await e2e.page.locator('.monaco-editor .margin').first().innerHTML())}`);
     const lineBox = (await line.boundingBox())!;
     const markBoxes = await Promise.all((await marks.all()).map((m) => m.boundingBox()));
     assert.ok(markBoxes.some((b) => b && Math.abs(b.y - lineBox.y) < 4), `a mark sits on line 4's row (line at y=${lineBox.y}, marks at ${JSON.stringify(markBoxes.map((b) => b?.y))})`);
     assert.equal(markBoxes.length, 1, 'only line 4 changed');
-    await line.hover();
+    // On the line's text: the middle of a view line is past its end, where the decoration's range (the line's text) is not.
+    await line.hover({ position: { x: 40, y: 8 } });
     const hover = e2e.page.locator('.monaco-hover', { hasText: 'Changed by step #5' }).first();
     await hover.waitFor({ state: 'visible', timeout: UI_MS });
     assert.match(await hover.innerText(), /6e44b9__sweagenttestrepo-1c2844\.traj \(edit\)/);
@@ -78,7 +80,7 @@ describe('e2e: steps ↔ workspace files (SWE-agent sample mapped into the works
 
   it("the hover's Show Step's Edit as Diff opens the file before → after step #5", async () => {
     const hover = e2e.page.locator('.monaco-hover', { hasText: 'Changed by step #5' }).first();
-    if (!(await hover.isVisible().catch(() => false))) await viewLine('def division(a: float, b: float) -> float:').hover();
+    if (!(await hover.isVisible().catch(() => false))) await viewLine('def division(a: float, b: float) -> float:').hover({ position: { x: 40, y: 8 } });
     await hover.locator('a', { hasText: 'Show Step’s Edit as Diff' }).click();
     const tab = e2e.page.locator('.tabs-container .tab', { hasText: 'missing_colon.py (before ↔ after step #5)' }).first();
     await tab.waitFor({ state: 'visible', timeout: UI_MS });
@@ -102,7 +104,8 @@ describe('e2e: steps ↔ workspace files (SWE-agent sample mapped into the works
     await viewLine('def division').waitFor({ state: 'visible', timeout: UI_MS });
     await runCommand(e2e.page, 'Trajectory Inspector: Show Steps That Touched This File');
     await waitForQuickInputTitle(e2e.page, 'Steps That Touched missing_colon.py (2)');
-    const rows = await e2e.page.locator('.quick-input-list .monaco-list-row .label-name').allInnerTexts();
+    // Each row's label (its first .label-name; the detail line "recorded as …" is one too).
+    const rows = await e2e.page.locator('.quick-input-list .monaco-list-row').evaluateAll((els) => els.map((e) => e.querySelector('.label-name')?.textContent ?? ''));
     assert.deepEqual(rows.map((r) => r.trim()), ['step #4 read missing_colon.py', 'step #5 changed missing_colon.py']);
     await screenshot(e2e.page, 'step-files-pick');
     await quickInputRow(e2e.page, 'step #5 changed').click();

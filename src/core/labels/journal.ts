@@ -403,12 +403,23 @@ class JournalStore implements JournalLabelStore {
       this.hashes.set(rolloutId, hs);
     }
     if (stepIndex >= r.steps.length) return undefined;
-    return (hs[stepIndex] ??= stepHash(r.steps[stepIndex]));
+    // A hole: the step is not in memory (a rollout read by windows holds only the steps labelled).
+    const s = r.steps[stepIndex] as Rollout['steps'][number] | undefined;
+    if (!s) return undefined;
+    return (hs[stepIndex] ??= stepHash(s));
+  }
+
+  /** True when step `stepIndex` of a known rollout is within its length but not in memory (a hole). */
+  private isUnread(rolloutId: string, stepIndex: number): boolean {
+    const r = this.rollouts.get(rolloutId);
+    return !!r && stepIndex < r.steps.length && !(r.steps[stepIndex] as Rollout['steps'][number] | undefined);
   }
 
   private isStale(e: LabelEntry): boolean {
     if (!this.rollouts.has(e.rolloutId)) return true;
     if (e.stepIndex === null || e.stepHash === null) return false;
+    // A step not in memory cannot be compared: not called stale (the caller reads labelled steps first).
+    if (this.isUnread(e.rolloutId, e.stepIndex)) return false;
     return this.hashOf(e.rolloutId, e.stepIndex) !== e.stepHash;
   }
 
@@ -625,6 +636,11 @@ class JournalStore implements JournalLabelStore {
       const writes: Write[] = [];
       const target = this.stateOf(rid, stepIndex);
       writes.push({ rolloutId: rid, stepIndex, state: { value: -1, firstError: true, note: target?.note ?? null, origin: 'manual', stepHash: hash(stepIndex) } });
+      let holes = false;
+      for (let i = 0; i < rollout.steps.length && !holes; i++) holes = !(i in rollout.steps);
+      if (holes) {
+        throw new RangeError(`label store: rollout ${JSON.stringify(rid)} does not hold all its steps in memory (read by windows): a first error cannot be propagated`);
+      }
       for (const s of rollout.steps) {
         if (s.index === stepIndex) continue;
         const cur = this.stateOf(rid, s.index);

@@ -25,6 +25,7 @@ import type { Rollout } from '../../core/model';
 import type { ReplayControlMessage, ReplayStateMessage, ReplayStepView } from '../../shared/replayProtocol';
 import type { WebviewMessage } from '../../shared/protocol';
 import type { TimelineFeature, TimelineLookup, TimelineView } from '../timelineFeature';
+import { byWindowsNotice, stepsByWindows } from '../pagedRollout';
 import type { CommandTable } from '../commandTable';
 import { askModal, notifyInfo, notifyWarning, reportError } from '../notify';
 import { engineImageItems, IMAGE_CHOICES_KEY, replayImage } from './image';
@@ -73,6 +74,11 @@ function stepViews(h: HostReplay): ReplayStepView[] {
     }
   });
   return [...by.values()];
+}
+
+/** Why a rollout read by windows (pagedRollout.ts) is not replayed: one line for the replay bar and the command. */
+export function notReplayedByWindows(steps: number): string {
+  return byWindowsNotice('Replay', steps, 'a replay plans over the whole rollout');
 }
 
 /** The replay controller: a feature of the timelines (their replay bar), commands, CodeLens, decorations. */
@@ -183,7 +189,9 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
     let plan: ReplayPlan | null = h?.plan ?? null;
     let reason: string | null = null;
     if (!vscode.workspace.isTrusted) reason = 'Replay runs commands in a container: it needs a trusted workspace.';
-    if (!plan) {
+    const byWindows = stepsByWindows(r);
+    if (byWindows !== null) reason = notReplayedByWindows(byWindows);
+    else if (!plan) {
       try {
         plan = buildPlan(r, { image: 'unset' });
       } catch (e) {
@@ -234,6 +242,11 @@ export class ReplayController implements vscode.Disposable, vscode.CodeLensProvi
       return;
     }
     if (m.action === 'showDiff') return this.showDiff(r, m.stepIndex!);
+    const byWindows = stepsByWindows(r);
+    if (byWindows !== null) {
+      void notifyInfo(`Trajectory Inspector: ${notReplayedByWindows(byWindows)}`);
+      return;
+    }
     if (!vscode.workspace.isTrusted) {
       void notifyWarning('Trajectory Inspector: replay runs the rollout\'s commands in a container, so it needs a trusted workspace.', 'Manage Workspace Trust').then((b) => {
         if (b) void vscode.commands.executeCommand('workbench.trust.manage');

@@ -17,7 +17,8 @@ import { notifyError, notifyWithLog, notifyInfo } from '../notify';
 import { joinGlobs } from '../globs';
 import type { TimelineEditorProvider } from '../timelineEditor';
 import { EXPLAIN_COMMAND, OPEN_STEP_COMMAND } from './inline';
-import type { ScoringService } from './service';
+import { notScoredByWindows, type ScoringService } from './service';
+import { stepsByWindows } from '../pagedRollout';
 
 /** At most this many files are scored by one Score All Rollouts in Folder. */
 const MAX_FOLDER_FILES = 5000;
@@ -100,6 +101,11 @@ export function scoringCommands(service: ScoringService, timelines: TimelineEdit
 
   reg('trajectoryInspector.scoreRollout', async () => {
     const p = timelines.activePanel;
+    const byWindows = p?.rollout ? stepsByWindows(p.rollout) : null;
+    if (byWindows !== null) {
+      void notifyInfo(`Trajectory Inspector: ${notScoredByWindows(byWindows)}`);
+      return;
+    }
     if (p?.rollout && p.loadedFile) {
       service.fileLoaded(p.uri.fsPath, p.loadedFile.rollouts);
       await service.scoreRollouts(p.uri.fsPath, [p.rollout], { force: true });

@@ -21,6 +21,7 @@ import type { ScoresMessage } from '../../shared/scoresProtocol';
 import type { TimelineFeature, TimelineView } from '../timelineFeature';
 import { readSettings, type Settings, type SettingsWatcher } from '../config';
 import { notifyWarning, notifyWithLog } from '../notify';
+import { byWindowsNotice, stepsByWindows } from '../pagedRollout';
 
 /** The scorer settings (`trajectoryInspector.scorer.*`, timeouts in ms), as host/config.ts reads them. */
 export type ScorerConfig = Settings['scorer'];
@@ -260,9 +261,13 @@ export class ScoringService implements vscode.Disposable, TimelineFeature {
 
   /**
    * Scores rollouts of a file (cache first). Resolves with the manager's run; never throws for
-   * scorer failures (they are put on the rollouts and shown to the user once).
+   * scorer failures (they are put on the rollouts and shown to the user once). Rollouts read by
+   * windows (pagedRollout.ts: no steps in memory) are left out; null when none is left.
    */
-  async scoreRollouts(file: string, rollouts: Rollout[], opts: { force?: boolean; signal?: AbortSignal; quiet?: boolean; onProgress?: (done: number, total: number) => void } = {}): Promise<ScoreRun | null> {
+  async scoreRollouts(file: string, all: Rollout[], opts: { force?: boolean; signal?: AbortSignal; quiet?: boolean; onProgress?: (done: number, total: number) => void } = {}): Promise<ScoreRun | null> {
+    // A rollout read by windows holds no steps to send (onShown says why it is not scored).
+    const rollouts = all.filter((r) => stepsByWindows(r) === null);
+    if (!rollouts.length) return null;
     const k = key(file);
     let e = this.files.get(k);
     if (!e) {
@@ -378,6 +383,12 @@ export class ScoringService implements vscode.Disposable, TimelineFeature {
     const loaded = p.loadedFile;
     if (!r || !loaded) return;
     const file = p.uri.fsPath;
+    const byWindows = stepsByWindows(r);
+    if (byWindows !== null) {
+      // The scorer protocol takes a whole rollout (and the cache keys it by its content): not scored, said why.
+      p.postMessage({ ...this.message(file, p.rolloutIndex, r), state: 'error', error: notScoredByWindows(byWindows) });
+      return;
+    }
     this.fileLoaded(file, loaded.rollouts);
     const st = this.files.get(key(file))?.scores.get(r.id);
     p.postMessage(this.message(file, p.rolloutIndex, r));
@@ -405,6 +416,11 @@ export class ScoringService implements vscode.Disposable, TimelineFeature {
     if (m) void m.dispose();
     while (this.disposables.length) this.disposables.pop()?.dispose();
   }
+}
+
+/** Why a rollout read by windows (pagedRollout.ts) is not scored: one line for the timeline and the Score command. */
+export function notScoredByWindows(steps: number): string {
+  return byWindowsNotice('Scoring', steps, 'a scorer is sent the whole rollout at once (its cache keys the whole rollout too)');
 }
 
 /** A scorer's step scores of one rollout as core `Score`s (steps it did not score are left out). */

@@ -13,7 +13,13 @@ import type { TimelineView } from '../timelineFeature';
 import type { TimelineSession } from '../timelineSession';
 
 /** What the labels see of their timeline: its file, the rollout shown, and its webview. */
-export type LabelsHost = Pick<TimelineView, 'uri' | 'rolloutIndex' | 'rollout' | 'postMessage'>;
+export type LabelsHost = Pick<TimelineView, 'uri' | 'rolloutIndex' | 'rollout' | 'postMessage'> & {
+  /**
+   * Called with a session just opened, before its labels are shown: a rollout read by windows reads
+   * the steps the journal labels (their hashes say whether a label is stale). Errors are logged.
+   */
+  prepareLabels?(session: LabelSession): Promise<void>;
+};
 
 /** One timeline's labels. */
 export class TimelineLabels {
@@ -68,6 +74,13 @@ export class TimelineLabels {
       const journal = labels.locate(this.host.uri.fsPath).journal;
       error = { journal, message: e instanceof Error ? e.message : String(e) };
       this.output.error(`labels: cannot open ${journal}: ${error.message}`);
+    }
+    if (session && this.host.prepareLabels) {
+      try {
+        await this.host.prepareLabels(session);
+      } catch (e) {
+        this.output.warn(`labels: cannot read the labelled steps of ${this.host.uri.fsPath}: ${String(e)} (their labels are not checked for staleness)`);
+      }
     }
     if (seq !== this.openSeq || this.closed) {
       if (session) labels.release(session);
@@ -144,6 +157,13 @@ export class TimelineLabels {
     const r = this.host.rollout;
     if (!r) return;
     await this.labelOp(seq, (s) => s.run({ kind: 'firstError', rolloutId: r.id, stepIndex }));
+  }
+
+  /** Tells the user why a label request is not done (a warning), and answers it (`seq`) unchanged. */
+  async refuse(why: string, seq?: number): Promise<void> {
+    void vscode.window.showWarningMessage(`Trajectory Inspector: ${why}`);
+    this.session.labelAnswered(seq);
+    this.send();
   }
 
   /** Undoes the user's last label change of the file (the status bar says when there is none). */

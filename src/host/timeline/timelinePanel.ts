@@ -14,6 +14,11 @@
  * first part and the rest is read on by a LiveFollow (timeline/liveFollow.ts); new and changed steps
  * go to the webview as `rolloutUpdate`. Other files are read again whole after they change, at most
  * every few seconds (timeline/reloadThrottle.ts).
+ *
+ * A big ATIF (timeline/readSource.ts openStepped) is a SteppedRolloutSource: its rollout has no
+ * steps in memory; the message is paged and the webview's `loadSteps` are answered from windows of
+ * the file; Show in Source, step links, Copy Step and labels read the step they need
+ * (`stepAt`); scores and replay say they are off for it (pagedRollout.ts).
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -31,6 +36,8 @@ import { errorToMessage } from '../loadErrors';
 import { makeNonce, timelineHtml } from '../webviewHtml';
 import { rolloutMessage, rolloutUpdateMessage } from '../rolloutMessage';
 import { LoadedSource, type RolloutSource } from '../rolloutSource';
+import { byWindowsNotice, stepCount } from '../pagedRollout';
+import { SteppedRolloutSource } from '../steppedSource';
 import { StepSlices } from '../stepSlices';
 import type { TimelineFeature, TimelineView } from '../timelineFeature';
 import { TimelineSession } from '../timelineSession';
@@ -135,7 +142,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
       }),
       panel.onDidDispose(() => this.dispose()),
       owner.labels.onReopen(() => {
-        if (this.source) void this.labelState.open(this.source.file.rollouts);
+        if (this.source) void this.labelState.open(this.labelRollouts(this.source));
       }),
     );
     if (uri.scheme === 'file') {
@@ -165,6 +172,42 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
   get selected(): Step | null {
     const r = this.rollout;
     return r && this.selectedStep !== null ? (r.steps[this.selectedStep] ?? null) : null;
+  }
+
+  /** Steps of the rollout shown (of one read by windows: the file's count, not `steps.length`); 0 before it is loaded. */
+  get stepCount(): number {
+    const r = this.rollout;
+    return r ? stepCount(r) : 0;
+  }
+
+  /**
+   * Step `index` of rollout `rolloutIndex` (default: the one shown): from memory, or read from
+   * the file for a rollout read by windows; null when there is no such step.
+   * @throws RolloutLoadError (located) when the file's step does not conform or the file changed
+   */
+  async stepAt(index: number, rolloutIndex = this.rolloutIndex): Promise<Step | null> {
+    const source = this.source;
+    if (source instanceof SteppedRolloutSource) return rolloutIndex === 0 ? source.step(index) : null;
+    return source?.file.rollouts[rolloutIndex]?.steps[index] ?? null;
+  }
+
+  /** The selected step (read from the file for a rollout read by windows), or null. @throws as stepAt */
+  async selectedStepRead(): Promise<Step | null> {
+    return this.selectedStep === null ? null : this.stepAt(this.selectedStep);
+  }
+
+  /** A label session just opened: for a rollout read by windows, the steps its journal labels are read (for staleness). */
+  async prepareLabels(session: LabelSession): Promise<void> {
+    const source = this.source;
+    if (!(source instanceof SteppedRolloutSource)) return;
+    const r = source.labelRollout;
+    const labelled = session.message(0, r.id, null).labels.flatMap((l) => (l.stepIndex === null ? [] : [l.stepIndex]));
+    if (await source.keepForLabels(labelled)) session.setRollouts([r]);
+  }
+
+  /** The rollouts the label session sees: for a rollout read by windows, its label view (only the labelled steps in memory). */
+  private labelRollouts(source: RolloutSource): Rollout[] {
+    return source instanceof SteppedRolloutSource ? [source.labelRollout] : source.file.rollouts;
   }
 
   get isDisposed(): boolean {
@@ -229,11 +272,11 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
   /** A source was opened (read whole, through its index, or followed): keep the selection inside it, open its labels, show a pending link's target. */
   private sourceOpened(source: RolloutSource): void {
     const rollouts = source.file.rollouts;
-    this.session.clamp(source.count, (i) => rollouts[i].steps.length);
-    this.labelState.rolloutsRead(rollouts);
+    this.session.clamp(source.count, (i) => stepCount(rollouts[i]));
+    this.labelState.rolloutsRead(this.labelRollouts(source));
     const link = this.pendingLink;
     this.pendingLink = null;
-    const t = link ? findLinkTarget(rollouts, link) : null;
+    const t = link ? this.linkTarget(source, link) : null;
     if (t) this.session.show(t.rollout, t.step);
   }
 
@@ -287,12 +330,18 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
   // ------------------------------------------------------------ labels
 
   /** Sets the user's label (value and/or note) of a step of the rollout shown, or its verdict (`stepIndex` null). */
-  setLabel(stepIndex: number | null, change: { value?: 1 | 0 | -1 | null; note?: string | null }, seq?: number): Promise<void> {
+  async setLabel(stepIndex: number | null, change: { value?: 1 | 0 | -1 | null; note?: string | null }, seq?: number): Promise<void> {
+    const source = this.source;
+    // A rollout read by windows: the step is read first, so the label store can bound and hash it.
+    if (stepIndex !== null && source instanceof SteppedRolloutSource && (await source.keepForLabels([stepIndex]))) this.labelState.update([source.labelRollout]);
     return this.labelState.setLabel(stepIndex, change, seq);
   }
 
   /** Marks step `stepIndex` of the rollout shown as its first error. */
   markFirstError(stepIndex: number, seq?: number): Promise<void> {
+    const n = this.source instanceof SteppedRolloutSource ? this.source.stepped.count : null;
+    // It labels every later agent step: up to the whole file's steps, read and written at once.
+    if (n !== null) return this.labelState.refuse(byWindowsNotice('Mark First Error', n, 'it labels every later agent step (label the steps one by one)'), seq);
     return this.labelState.markFirstError(stepIndex, seq);
   }
 
@@ -363,14 +412,32 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
     }
     const live = this.live ? (this.follow ? this.follow.info : this.live) : null;
     const reveal = this.session.takeReveal();
+    if (source instanceof SteppedRolloutSource) {
+      // Paged, its first chunk read from the file.
+      void source.message(reveal, this.config(), live).then(
+        (msg) => {
+          if (this.source !== source || this.disposed) return;
+          this.post(msg);
+          this.castFeed.expect(msg.rollout);
+          this.shown(i, reveal, msg.sliced?.paged?.count ?? 0);
+        },
+        (e) => this.source === source && this.post(errorToMessage(this.uri.fsPath, e)),
+      );
+      return;
+    }
     const msg = rolloutMessage(source, i, reveal, this.config(), { slices: this.slices, live });
     this.post(msg);
     this.castFeed.expect(msg.rollout);
+    // A paged message carries no steps: the webview has placeholders for all of them.
+    this.shown(i, reveal, msg.sliced?.paged?.count ?? msg.rollout.steps.length);
+  }
+
+  /** The rollout message of rollout `i` (revealing `reveal`, `sent` steps) was posted: the highlight, labels and features follow it. */
+  private shown(i: number, reveal: number | null, sent: number): void {
     const hl = this.pendingHighlight;
     this.pendingHighlight = null;
     if (hl && hl.step === reveal) this.post({ type: 'highlight', rolloutIndex: i, index: hl.step, query: hl.query });
-    // A paged message carries no steps: the webview has placeholders for all of them.
-    this.sentSteps = msg.sliced?.paged?.count ?? msg.rollout.steps.length;
+    this.sentSteps = sent;
     this.labelState.send();
     for (const feature of this.owner.features) feature.onShown?.(this);
   }
@@ -381,7 +448,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
         // A re-created webview (it was hidden) brings back what it had shown, unless a command asked for something else.
         this.session.webviewReady(m.state);
         const source = this.source;
-        if (source) this.session.clamp(source.count, (i) => source.file.rollouts[i].steps.length);
+        if (source) this.session.clamp(source.count, (i) => stepCount(source.file.rollouts[i]));
         this.sendCurrent();
         break;
       }
@@ -441,6 +508,13 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
       case 'loadSteps': {
         // The player's first window goes out before the step texts (castFeed.ts).
         await this.castFeed.gate();
+        const source = this.source;
+        if (source instanceof SteppedRolloutSource) {
+          if (m.rolloutIndex !== this.rolloutIndex) break;
+          const answer = await source.stepped.answer(m);
+          if (answer && this.source === source) this.post(answer);
+          break;
+        }
         const answer = this.slices.answer(m, this.rolloutIndex, this.rollout);
         if (answer) this.post(answer);
         break;
@@ -460,7 +534,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
    */
   private async openLink(rolloutIndex: number, stepIndex: number | null, linkIndex: number): Promise<void> {
     const r = this.source?.file.rollouts[rolloutIndex];
-    const link = (stepIndex === null ? r?.links : r?.steps[stepIndex]?.links)?.[linkIndex];
+    const link = (stepIndex === null ? r?.links : (await this.stepAt(stepIndex, rolloutIndex))?.links)?.[linkIndex];
     if (!link) return;
     if (link.missing) {
       void vscode.window.showWarningMessage(`Trajectory Inspector: ${link.label} cannot be opened: ${link.missing}`);
@@ -474,13 +548,27 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
   /** A search's matches to mark in the step a search result opens, posted after the message that shows it. */
   private pendingHighlight: { step: number; query: HighlightQuery } | null = null;
 
+  /**
+   * Where `link` points in `source` (core findLinkTarget). A rollout read by windows is bounded by
+   * its step count; a link by call id alone cannot be looked up without reading every step, so it
+   * goes to the rollout and says so.
+   */
+  private linkTarget(source: RolloutSource, link: Pick<RolloutLink, 'rolloutId' | 'stepIndex' | 'callId'>): ReturnType<typeof findLinkTarget> {
+    if (!(source instanceof SteppedRolloutSource)) return findLinkTarget(source.file.rollouts, link);
+    const r = source.file.rollouts[0];
+    if (link.rolloutId !== null && link.rolloutId !== r.id) return null;
+    if (typeof link.stepIndex === 'number' && Number.isInteger(link.stepIndex) && link.stepIndex >= 0 && link.stepIndex < source.stepped.count) return { rollout: 0, step: link.stepIndex };
+    if (link.callId) void vscode.window.showInformationMessage(`Trajectory Inspector: ${byWindowsNotice('Finding the step of a tool call', source.stepped.count, `call ${link.callId} would be looked for in every step: the rollout is shown from its start`)}`);
+    return { rollout: 0, step: null };
+  }
+
   /** Shows the rollout and step a link points at in this file (now, or when the file has loaded). */
   showLinkTarget(link: Pick<RolloutLink, 'rolloutId' | 'stepIndex' | 'callId'>): void {
     if (!this.source) {
       this.pendingLink = link;
       return;
     }
-    const t = findLinkTarget(this.source.file.rollouts, link);
+    const t = this.linkTarget(this.source, link);
     if (t) this.showRollout(t.rollout, t.step);
     else void vscode.window.showWarningMessage(`Trajectory Inspector: ${path.basename(this.uri.fsPath)} holds no rollout ${link.rolloutId ?? ''}.`);
   }
@@ -506,7 +594,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
       this.post({ type: 'moveSelection', delta });
       return;
     }
-    const count = this.rollout?.steps.length ?? 0;
+    const count = this.stepCount;
     if (count) this.revealStep(Math.max(0, Math.min(count - 1, (this.selectedStep ?? -1) + delta)));
   }
 
@@ -517,7 +605,7 @@ export class TimelinePanel implements vscode.Disposable, TimelineView {
       await revealInSource(this.uri.fsPath, null, this.error?.issues[0]?.line ?? null);
       return;
     }
-    const step = stepIndex !== null ? r.steps[stepIndex] : undefined;
+    const step = stepIndex !== null ? await this.stepAt(stepIndex, rolloutIndex) : null;
     if (step) await revealInSource(step.file ?? r.source.path, step.range, null);
     else await revealInSource(r.source.path, r.source.range, r.source.line);
   }
