@@ -129,7 +129,12 @@ describe('e2e: branch a rollout from a step with another model, live, and compar
     assert.ok(seen.has(2) || seen.has(3), `steps seen while it ran: ${[...seen].join(', ')}`);
     assert.ok(seen.has(3) || seen.has(4), `steps seen while it ran: ${[...seen].join(', ')}`);
     await branch.locator('ti-app .step-card[data-index="3"]').click();
-    assert.match(await branch.locator('ti-app .step-card[data-index="3"]').innerText(), /cat hello\.txt; exit 3[\s\S]*Bonjour/);
+    // The card's texts are in its shadow tree: its command and its output, read apart (the step loads in full first).
+    const step3 = branch.locator('ti-app .step-card[data-index="3"]');
+    await waitUntil(async () => (await step3.locator('.action-command').allInnerTexts()).join('\n').includes('cat hello.txt; exit 3'), UI_MS,
+      async () => `step #4's command: ${JSON.stringify(await step3.locator('.action-command').allInnerTexts())}`);
+    await waitUntil(async () => (await step3.locator('pre.output').allInnerTexts()).join('').includes('Bonjour'), UI_MS,
+      async () => `step #4's output: ${JSON.stringify(await step3.locator('pre.output').allInnerTexts())}`);
     await waitUntil(async () => /the model submitted after 3 new step\(s\)/.test(await toasts()), UI_MS, async () => `toasts: ${await toasts()}`);
     // What the model got first: the rollout's system prompt and task, nothing else.
     assert.deepEqual(fake!.requests[0].messages.map((m: { role: string }) => m.role), ['system', 'user']);

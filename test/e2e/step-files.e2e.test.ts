@@ -74,7 +74,7 @@ describe('e2e: steps ↔ workspace files (SWE-agent sample mapped into the works
     await line.hover({ position: { x: 40, y: 8 } });
     const hover = e2e.page.locator('.monaco-hover', { hasText: 'Changed by step #5' }).first();
     await hover.waitFor({ state: 'visible', timeout: UI_MS });
-    assert.match(await hover.innerText(), /6e44b9__sweagenttestrepo-1c2844\.traj \(edit\)/);
+    assert.match(await hover.innerText(), /6e44b9__sweagenttestrepo-1c2844\.traj\s\(edit\)/);
     await screenshot(e2e.page, 'step-files-gutter');
   });
 
@@ -100,7 +100,10 @@ describe('e2e: steps ↔ workspace files (SWE-agent sample mapped into the works
   });
 
   it('Show Steps That Touched This File lists the read and the edit; picking the edit selects step #5, whose file chip opens the file', async () => {
-    await quickOpen(e2e.page, 'tests/missing_colon.py');
+    // From the file's own editor: its tab (Quick Open of the file would reveal the diff of the test before, which shows it too).
+    const fileTab = e2e.page.locator('.tabs-container .tab', { hasText: 'missing_colon.py' }).filter({ hasNotText: 'before' }).first();
+    if (await fileTab.count()) await fileTab.click();
+    else await quickOpen(e2e.page, 'tests/missing_colon.py');
     await viewLine('def division').waitFor({ state: 'visible', timeout: UI_MS });
     await runCommand(e2e.page, 'Trajectory Inspector: Show Steps That Touched This File');
     await waitForQuickInputTitle(e2e.page, 'Steps That Touched missing_colon.py (2)');

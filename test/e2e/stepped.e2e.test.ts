@@ -14,6 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeBigAtif } from '../../bench/genHuge';
 import { e2eSuite, openTimeline, screenshot, waitUntil } from './harness';
+import type { FrameLocator } from 'playwright-core';
 
 const DIR = 'big-trial/agent';
 const FILE = `${DIR}/trajectory.json`;
@@ -34,6 +35,10 @@ describe('e2e: an ATIF over the size threshold opens read by windows of steps (i
     },
   });
 
+  /** A step card's text: a card renders into its shadow tree, which innerText of the card does not reach. */
+  const cardText = (card: ReturnType<FrameLocator['locator']>) =>
+    card.evaluate((el: any) => `${el.shadowRoot?.textContent ?? ''}${el.textContent ?? ''}`).catch(() => '');
+
   it('opens paged with the header warning and walks to the last step, read from the file', async () => {
     const web = await openTimeline(e2e.page, FILE);
     const stepCount = web.locator('#step-count');
@@ -47,8 +52,8 @@ describe('e2e: an ATIF over the size threshold opens read by windows of steps (i
       async () => `the warning does not say the steps are read by windows: ${await web.locator('.file-issues').first().innerText().catch(() => '')}`);
     // The first step comes full.
     const first = web.locator('.step-card[data-index="0"]');
-    await waitUntil(async () => (await first.innerText().catch(() => '')).includes('Please run check number 0'), 60_000,
-      async () => `step 1 never showed its message: ${await first.innerText().catch(() => '')}`);
+    await waitUntil(async () => (await cardText(first)).includes('Please run check number 0'), 60_000,
+      async () => `step 1 never showed its message: ${await cardText(first)}`);
 
     // The keyboard walks to the last step (step index STEPS - 1: an agent step with a tool call, bench/genHuge.ts).
     await stepCount.click();
@@ -62,11 +67,11 @@ describe('e2e: an ATIF over the size threshold opens read by windows of steps (i
           await e2e.page.keyboard.press('End');
           return false;
         }
-        const text = await last.innerText().catch(() => '');
+        const text = await cardText(last);
         return text.includes(`Running check ${STEPS - 1}.`) && (await last.locator('.slice-loading').count()) === 0;
       },
       60_000,
-      async () => `the last step never showed its full content: ${await last.innerText().catch(() => '')}`,
+      async () => `the last step never showed its full content: ${await cardText(last)}`,
     );
     assert.ok((await last.locator('.action-command').innerText()).includes(`echo ${STEPS - 1}`));
     await screenshot(e2e.page, 'stepped-last-step');
