@@ -26,6 +26,7 @@ import { StepSlices } from '../src/host/stepSlices';
 import { launchChromium, startHarness, waitForReady, type Harness } from '../test/webview/harness';
 import { serveCast, type CastHost } from '../test/webview/castHost';
 import { postJson, serveSlices } from '../test/webview/sliceHost';
+import { runPeer, peerBundleDir, peerVersion, startPeerServer, type PeerServer } from './castPeer';
 import { GEN_EVENT_SECONDS, genCast, type GeneratedCast } from './genCast';
 import { OUT_DIR, fmt, median, writeSection } from './lib';
 
@@ -34,6 +35,8 @@ declare const window: any;
 declare const document: any;
 
 const RUNS = Number(process.env.CAST_BENCH_RUNS ?? 3);
+/** How long the peer gets to show the first frame or a seek's line before the run says it did not (ms). */
+const PEER_TIMEOUT_MS = 120_000;
 
 /** A trial-like rollout whose recording is `cast` (two steps at its start and middle). */
 function trialRollout(cast: GeneratedCast): Rollout {
@@ -155,10 +158,13 @@ async function main(): Promise<void> {
   const casts = sizes.map((mb) => genCast(path.join(OUT_DIR, mb === 1000 ? 'cast-1gb.cast' : `cast-${mb}mb.cast`), mb * 1e6));
   const browser = await launchChromium();
   const harness = await startHarness();
+  const bundle = peerBundleDir();
+  const peerServer: PeerServer | null = bundle ? await startPeerServer(bundle, casts.map((c) => c.file)) : null;
   const rows: string[] = [];
+  const peerRows: string[] = [];
   const notes: string[] = [];
   try {
-    for (const cast of casts) {
+    for (const [ci, cast] of casts.entries()) {
       const big = cast.size > 500 * 1024 * 1024;
       const first: number[] = [];
       const player: number[] = [];
@@ -167,6 +173,10 @@ async function main(): Promise<void> {
       const reads: number[] = [];
       let rssPeak = 0;
       let pageHeap = 0;
+      const peerFirst: number[] = [];
+      const peerSeeks = new Map<string, number[]>();
+      const ratios: number[] = [];
+      let peerError: string | null = null;
       for (let run = 0; run < RUNS; run++) {
         (globalThis as { gc?: () => void }).gc?.();
         const rss0 = process.memoryUsage().rss;
@@ -189,22 +199,41 @@ async function main(): Promise<void> {
         pageHeap = Math.max(pageHeap, heap);
         o.host.dispose();
         await o.page.close();
+        // The peer on the same file, right after (interleaved run by run).
+        if (peerServer) {
+          const p = await runPeer(browser, peerServer, peerServer.castUrl(ci), seekTimes(cast.duration).map((s) => ({ ...s, n: lineAt(s.t) })), PEER_TIMEOUT_MS);
+          if (p.error !== null) peerError = p.error;
+          else {
+            peerFirst.push(p.firstMs);
+            ratios.push(o.firstMs / p.firstMs);
+            for (const [l, ms] of p.seeks) peerSeeks.set(l, [...(peerSeeks.get(l) ?? []), ms]);
+          }
+        }
       }
       const mb = (cast.size / 1e6).toFixed(0);
       rows.push(`| ${mb} MB, ${(cast.events / 1e6).toFixed(2)} M events, ${Math.round(cast.duration / 60)} min | ${fmt(median(first) / 1000)} s | ${fmt(median(player) / 1000)} s | ${big ? 'trial rollout (loader limit)' : `${fmt(median(loads) / 1000)} s`} | ${[...seeks].map(([l, v]) => `${l} ${fmt(median(v), 0)} ms`).join(', ')} | ${fmt(median(reads) / 1000, 1)} s | ${(pageHeap / 2 ** 20).toFixed(0)} MiB |`);
+      if (peerServer) {
+        const seekCells = [...peerSeeks].map(([l, v]) => `${l} ${v.some(Number.isNaN) ? `not shown in ${PEER_TIMEOUT_MS / 1000} s` : `${fmt(median(v), 0)} ms`}`).join(', ');
+        peerRows.push(peerFirst.length > 0
+          ? `| ${mb} MB | ${fmt(median(first) / 1000)} s | ${fmt(median(peerFirst) / 1000)} s | **${fmt(median(ratios))}×** (${ratios.map((r) => fmt(r)).join(', ')}) | ${seekCells} |`
+          : `| ${mb} MB | ${fmt(median(first) / 1000)} s | did not play: ${peerError ?? 'no run'} | — | — |`);
+      }
       if (big) notes.push(`Host memory while the 1 GB cast was read (bench process RSS, peak over its level before the open, largest of ${RUNS} runs): ${(rssPeak / 2 ** 20).toFixed(0)} MiB.`);
     }
   } finally {
     await browser.close();
     await harness.close();
+    await peerServer?.close();
   }
-  let peer: string;
-  try {
-    require.resolve('asciinema-player');
-    peer = 'asciinema-player is installed but this bench does not drive it yet: no same-run ratio.';
-  } catch {
-    peer = 'asciinema-player is not installed (not a dev dependency of this repository): no same-run peer figure. The issue measured it at 4.9 s to the first frame of a 100 MB, 1.4 M-event cast on its machine.';
-  }
+  const peer = peerServer
+    ? [
+        `Peer, same run: asciinema-player ${peerVersion()} (bench/castPeer.ts: its standalone bundle in a page of the same Chromium, the cast served from 127.0.0.1), run on the same file right after each run of the product. First frame = from \`AsciinemaPlayer.create\` (autoPlay) until its terminal shows the first output line; seek = from \`seek(t)\` until it shows the line printed at t. Ratio = product / peer, per run (≤ 1: the product is first).`,
+        '',
+        '| cast | product first frame | asciinema-player first frame | product / peer (per run) | asciinema-player seek |',
+        '|---|---|---|---|---|',
+        ...peerRows,
+      ].join('\n')
+    : 'asciinema-player is not installed (`npm ci` installs it: a dev dependency): no same-run peer figure. The issue measured it at 4.9 s to the first frame of a 100 MB, 1.4 M-event cast on its machine.';
   writeSection(
     'cast',
     'Terminal player on big casts: first frame, seek, one read',
